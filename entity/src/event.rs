@@ -1,0 +1,27 @@
+//! The `events` table.
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "events")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub public_id: String,
+    pub external_id: String,
+    pub slug: String,
+    pub name: String,
+    pub submissions_open: DateTimeUtc,
+    pub submissions_close: DateTimeUtc,
+    pub judging_open: Option<DateTimeUtc>,
+    pub judging_close: Option<DateTimeUtc>,
+    pub voting_open: Option<DateTimeUtc>,
+    pub voting_close: Option<DateTimeUtc>,
+    pub reviews_per_project: i32,
+    pub max_team_size: i32,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,17 @@
+//! Verdict's schema migrations. Both backends run the same steps; each step is written as
+//! plain SQL with the few type differences spelled out, so every constraint, check and
+//! trigger is visible in one place.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261130_000001_core;
+mod sql;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261130_000001_core::Migration)]
+    }
+}

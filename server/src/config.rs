@@ -1,0 +1,111 @@
+//! Configuration: parsed once by clap (every flag has a `VERDICT_*` environment twin) and
+//! passed explicitly. There is no global configuration.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+/// Where the data lives; shared by every subcommand.
+#[derive(Args, Clone, Debug)]
+pub struct StoreConfig {
+    /// Database URL: `sqlite://FILE?mode=rwc` (the embedded default) or `postgres://...`.
+    #[arg(
+        long,
+        env = "VERDICT_DATABASE_URL",
+        default_value = "sqlite://verdict.db?mode=rwc",
+        global = true
+    )]
+    pub database_url: String,
+
+    /// The deployment's Ed25519 signing key, created on first start (mode 0600).
+    #[arg(
+        long,
+        env = "VERDICT_KEY_FILE",
+        default_value = "verdict-signing.key",
+        global = true
+    )]
+    pub key_file: PathBuf,
+}
+
+/// `verdict serve` settings.
+#[derive(Args, Clone, Debug)]
+pub struct ServeConfig {
+    /// Address to listen on (port 0 picks a free port; the chosen address is printed).
+    #[arg(long, env = "VERDICT_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+
+    /// Import the bundled demo event on first start and print demo credentials.
+    #[arg(long, env = "VERDICT_DEMO")]
+    pub demo: bool,
+
+    /// Turn GraphQL introspection off (it is on by default: the schema is public).
+    #[arg(long, env = "VERDICT_NO_INTROSPECTION")]
+    pub no_introspection: bool,
+
+    /// Mark the session cookie `Secure` (set this when serving behind TLS).
+    #[arg(long, env = "VERDICT_TLS_COOKIES")]
+    pub tls_cookies: bool,
+
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// Every request limit, in one place. Each one has an end-to-end test that trips it.
+#[derive(Args, Clone, Debug)]
+pub struct Limits {
+    /// Maximum selection depth of a GraphQL operation.
+    #[arg(long, env = "VERDICT_MAX_DEPTH", default_value_t = 10)]
+    pub max_depth: usize,
+    /// Maximum complexity of an operation; list fields multiply by their `first`.
+    #[arg(long, env = "VERDICT_MAX_COMPLEXITY", default_value_t = 5000)]
+    pub max_complexity: usize,
+    /// Maximum page size (`first`) of a connection.
+    #[arg(long, env = "VERDICT_MAX_PAGE", default_value_t = 100)]
+    pub max_page: usize,
+    /// Maximum number of operations in one batched request.
+    #[arg(long, env = "VERDICT_MAX_BATCH", default_value_t = 10)]
+    pub max_batch: usize,
+    /// Maximum request body, in bytes.
+    #[arg(long, env = "VERDICT_MAX_BODY", default_value_t = 64 * 1024)]
+    pub max_body: usize,
+    /// Maximum directives on one field.
+    #[arg(long, env = "VERDICT_MAX_DIRECTIVES", default_value_t = 5)]
+    pub max_directives: usize,
+    /// Per-request timeout, in seconds.
+    #[arg(long, env = "VERDICT_REQUEST_TIMEOUT", default_value_t = 30)]
+    pub request_timeout_secs: u64,
+    /// Requests per second allowed per client address on /graphql (token bucket refill).
+    #[arg(long, env = "VERDICT_RATE_LIMIT_PER_SECOND", default_value_t = 20)]
+    pub rate_limit_per_second: u64,
+    /// Burst size of the per-address request limit.
+    #[arg(long, env = "VERDICT_RATE_LIMIT_BURST", default_value_t = 100)]
+    pub rate_limit_burst: u32,
+    /// Failed log-ins allowed per email and per address within 15 minutes.
+    #[arg(long, env = "VERDICT_LOGIN_ATTEMPTS", default_value_t = 10)]
+    pub login_attempts: i32,
+}
+
+impl Limits {
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.request_timeout_secs)
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 10,
+            max_complexity: 5000,
+            max_page: 100,
+            max_batch: 10,
+            max_body: 64 * 1024,
+            max_directives: 5,
+            request_timeout_secs: 30,
+            rate_limit_per_second: 20,
+            rate_limit_burst: 100,
+            login_attempts: 10,
+        }
+    }
+}

@@ -1,0 +1,406 @@
+//! Events, their tracks, and who holds which role in them.
+
+use chrono::{DateTime, Utc};
+use entity::{event, membership, team_member, track};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
+    IntoActiveModel, PaginatorTrait, QueryFilter,
+};
+use serde_json::json;
+
+use super::{Actor, Role, lock_event, now, require_organizer, validate};
+use crate::audit::{self, Entry};
+use crate::crypto::public_id;
+use crate::error::{AppError, AppResult};
+
+/// The editable settings of an event; `None` leaves a field as it is (on update).
+#[derive(Debug, Clone, Default)]
+pub struct EventFields {
+    pub slug: Option<String>,
+    pub name: Option<String>,
+    pub external_id: Option<String>,
+    pub submissions_open: Option<DateTime<Utc>>,
+    pub submissions_close: Option<DateTime<Utc>>,
+    pub judging_open: Option<Option<DateTime<Utc>>>,
+    pub judging_close: Option<Option<DateTime<Utc>>>,
+    pub voting_open: Option<Option<DateTime<Utc>>>,
+    pub voting_close: Option<Option<DateTime<Utc>>>,
+    pub reviews_per_project: Option<i32>,
+    pub max_team_size: Option<i32>,
+}
+
+fn check_event(e: &event::ActiveModel) -> AppResult<()> {
+    let get = |v: &sea_orm::ActiveValue<DateTime<Utc>>| v.clone().take();
+    let getn = |v: &sea_orm::ActiveValue<Option<DateTime<Utc>>>| v.clone().take().flatten();
+    validate::window("submissionsClose", get(&e.submissions_open), get(&e.submissions_close))?;
+    validate::window("judgingClose", getn(&e.judging_open), getn(&e.judging_close))?;
+    validate::window("votingClose", getn(&e.voting_open), getn(&e.voting_close))?;
+    if e.reviews_per_project.clone().take().unwrap_or(1) < 1 {
+        return Err(AppError::bad_input("reviewsPerProject", "must be at least 1"));
+    }
+    if e.max_team_size.clone().take().unwrap_or(1) < 1 {
+        return Err(AppError::bad_input("maxTeamSize", "must be at least 1"));
+    }
+    Ok(())
+}
+
+fn apply(am: &mut event::ActiveModel, f: EventFields) -> AppResult<()> {
+    if let Some(s) = f.slug {
+        am.slug = Set(validate::slug("slug", &s)?);
+    }
+    if let Some(n) = f.name {
+        am.name = Set(validate::name("name", &n, validate::NAME_MAX)?);
+    }
+    if let Some(v) = f.submissions_open {
+        am.submissions_open = Set(v);
+    }
+    if let Some(v) = f.submissions_close {
+        am.submissions_close = Set(v);
+    }
+    if let Some(v) = f.judging_open {
+        am.judging_open = Set(v);
+    }
+    if let Some(v) = f.judging_close {
+        am.judging_close = Set(v);
+    }
+    if let Some(v) = f.voting_open {
+        am.voting_open = Set(v);
+    }
+    if let Some(v) = f.voting_close {
+        am.voting_close = Set(v);
+    }
+    if let Some(v) = f.reviews_per_project {
+        am.reviews_per_project = Set(v);
+    }
+    if let Some(v) = f.max_team_size {
+        am.max_team_size = Set(v);
+    }
+    check_event(am)
+}
+
+async fn slug_taken<C: ConnectionTrait>(txn: &C, slug: &str, except: Option<i64>) -> AppResult<bool> {
+    let mut q = event::Entity::find().filter(event::Column::Slug.eq(slug));
+    if let Some(id) = except {
+        q = q.filter(event::Column::Id.ne(id));
+    }
+    Ok(q.count(txn).await? > 0)
+}
+
+/// Site admins create events; the creator becomes its first organizer.
+pub async fn create_event<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    f: EventFields,
+) -> AppResult<event::Model> {
+    if !actor.user.is_site_admin {
+        return Err(AppError::forbidden("only site administrators create events"));
+    }
+    let slug = validate::slug("slug", f.slug.as_deref().unwrap_or_default())?;
+    let external_id = match &f.external_id {
+        Some(x) => validate::external_id("externalId", x)?,
+        None => format!("evt_{slug}"),
+    };
+    let (Some(open), Some(close)) = (f.submissions_open, f.submissions_close) else {
+        return Err(AppError::bad_input("submissionsOpen", "the submission window is required"));
+    };
+    if slug_taken(txn, &slug, None).await? {
+        return Err(AppError::conflict("an event with this slug exists"));
+    }
+    if event::Entity::find()
+        .filter(event::Column::ExternalId.eq(&external_id))
+        .count(txn)
+        .await?
+        > 0
+    {
+        return Err(AppError::conflict("an event with this external id exists"));
+    }
+    let mut am = event::ActiveModel {
+        public_id: Set(public_id("evt")),
+        external_id: Set(external_id),
+        slug: Set(slug),
+        name: Set(String::new()),
+        submissions_open: Set(open),
+        submissions_close: Set(close),
+        judging_open: Set(None),
+        judging_close: Set(None),
+        voting_open: Set(None),
+        voting_close: Set(None),
+        reviews_per_project: Set(3),
+        max_team_size: Set(5),
+        created_at: Set(now()),
+        ..Default::default()
+    };
+    let name = f.name.clone().unwrap_or_default();
+    apply(&mut am, EventFields { slug: None, name: Some(name), ..f })?;
+    let e = am.insert(txn).await?;
+    insert_membership(txn, actor.user.id, e.id, Role::Organizer, None, "[]").await?;
+    audit::append(
+        txn,
+        Entry::new("event.created", "event", &e.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "slug": e.slug, "name": e.name, "first_organizer": actor.public_id() })),
+    )
+    .await?;
+    Ok(e)
+}
+
+pub async fn update_event<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: event::Model,
+    f: EventFields,
+) -> AppResult<event::Model> {
+    require_organizer(txn, actor, &e).await?;
+    if let Some(s) = &f.slug
+        && slug_taken(txn, s, Some(e.id)).await?
+    {
+        return Err(AppError::conflict("an event with this slug exists"));
+    }
+    let changed: Vec<&str> = [
+        ("slug", f.slug.is_some()),
+        ("name", f.name.is_some()),
+        ("submissionsOpen", f.submissions_open.is_some()),
+        ("submissionsClose", f.submissions_close.is_some()),
+        ("judgingOpen", f.judging_open.is_some()),
+        ("judgingClose", f.judging_close.is_some()),
+        ("votingOpen", f.voting_open.is_some()),
+        ("votingClose", f.voting_close.is_some()),
+        ("reviewsPerProject", f.reviews_per_project.is_some()),
+        ("maxTeamSize", f.max_team_size.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, set)| set.then_some(k))
+    .collect();
+    let mut am = e.into_active_model();
+    apply(&mut am, f)?;
+    let e = am.update(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("event.updated", "event", &e.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "fields": changed })),
+    )
+    .await?;
+    Ok(e)
+}
+
+pub async fn insert_membership<C: ConnectionTrait>(
+    txn: &C,
+    user_id: i64,
+    event_id: i64,
+    role: Role,
+    external_id: Option<String>,
+    judge_tracks: &str,
+) -> AppResult<membership::Model> {
+    Ok(membership::ActiveModel {
+        public_id: Set(public_id("mem")),
+        user_id: Set(user_id),
+        event_id: Set(event_id),
+        role: Set(role.as_str().to_owned()),
+        external_id: Set(external_id),
+        judge_tracks: Set(judge_tracks.to_owned()),
+        created_at: Set(now()),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?)
+}
+
+async fn find_membership<C: ConnectionTrait>(
+    txn: &C,
+    user_id: i64,
+    event_id: i64,
+    role: Role,
+) -> AppResult<Option<membership::Model>> {
+    Ok(membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
+        .filter(membership::Column::EventId.eq(event_id))
+        .filter(membership::Column::Role.eq(role.as_str()))
+        .one(txn)
+        .await?)
+}
+
+/// Nobody judges an event in which they are on a team.
+pub async fn check_can_judge<C: ConnectionTrait>(txn: &C, user_id: i64, event_id: i64) -> AppResult<()> {
+    let on_team = team_member::Entity::find()
+        .filter(team_member::Column::UserId.eq(user_id))
+        .filter(team_member::Column::EventId.eq(event_id))
+        .count(txn)
+        .await?
+        > 0;
+    if on_team {
+        return Err(AppError::conflict(
+            "this person is on a team in this event and cannot judge it",
+        ));
+    }
+    Ok(())
+}
+
+/// Grants `role` in `event` to the account with `email` (organizers and site admins).
+pub async fn grant_role<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    email: &str,
+    role: Role,
+    external_id: Option<String>,
+    tracks: Vec<String>,
+) -> AppResult<membership::Model> {
+    require_organizer(txn, actor, e).await?;
+    let email = validate::email("email", email)?;
+    let external_id = external_id
+        .map(|x| validate::external_id("externalId", &x))
+        .transpose()?;
+    lock_event(txn, e.id).await?;
+    let u = super::user_by_email(txn, &email)
+        .await?
+        .ok_or_else(|| AppError::bad_input("email", "no account has this email; ask them to sign up first"))?;
+    if find_membership(txn, u.id, e.id, role).await?.is_some() {
+        return Err(AppError::conflict("this person already holds this role"));
+    }
+    let mut track_ids = Vec::new();
+    if role == Role::Judge {
+        check_can_judge(txn, u.id, e.id).await?;
+        for t in &tracks {
+            let tr = super::find_track(txn, t, Some(e.id))
+                .await?
+                .filter(|tr| tr.event_id == e.id)
+                .ok_or_else(|| AppError::bad_input("tracks", format!("no track {t} in this event")))?;
+            track_ids.push(tr.id);
+        }
+    } else if !tracks.is_empty() {
+        return Err(AppError::bad_input("tracks", "only judges cover tracks"));
+    }
+    if let Some(x) = &external_id
+        && membership::Entity::find()
+            .filter(membership::Column::EventId.eq(e.id))
+            .filter(membership::Column::Role.eq(role.as_str()))
+            .filter(membership::Column::ExternalId.eq(x))
+            .count(txn)
+            .await?
+            > 0
+    {
+        return Err(AppError::conflict("this external id is taken in this event"));
+    }
+    let m = insert_membership(
+        txn,
+        u.id,
+        e.id,
+        role,
+        external_id,
+        &serde_json::to_string(&track_ids).unwrap_or_else(|_| "[]".into()),
+    )
+    .await?;
+    audit::append(
+        txn,
+        Entry::new("membership.granted", "membership", &m.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "user": u.public_id, "role": role.as_str() })),
+    )
+    .await?;
+    Ok(m)
+}
+
+/// Revokes a role; the last organizer of an event cannot be removed.
+pub async fn revoke_role<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    email: &str,
+    role: Role,
+) -> AppResult<()> {
+    require_organizer(txn, actor, e).await?;
+    let email = validate::email("email", email)?;
+    lock_event(txn, e.id).await?;
+    let u = super::user_by_email(txn, &email)
+        .await?
+        .ok_or(AppError::NotFound("membership"))?;
+    let m = find_membership(txn, u.id, e.id, role)
+        .await?
+        .ok_or(AppError::NotFound("membership"))?;
+    if role == Role::Organizer {
+        let organizers = membership::Entity::find()
+            .filter(membership::Column::EventId.eq(e.id))
+            .filter(membership::Column::Role.eq("organizer"))
+            .count(txn)
+            .await?;
+        if organizers <= 1 {
+            return Err(AppError::conflict("the last organizer of an event cannot be removed"));
+        }
+    }
+    membership::Entity::delete_by_id(m.id).exec(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("membership.revoked", "membership", &m.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "user": u.public_id, "role": role.as_str() })),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Any signed-in person registers for an event as a participant.
+pub async fn register<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+) -> AppResult<membership::Model> {
+    if find_membership(txn, actor.user.id, e.id, Role::Participant).await?.is_some() {
+        return Err(AppError::conflict("you are already registered for this event"));
+    }
+    let m = insert_membership(txn, actor.user.id, e.id, Role::Participant, None, "[]").await?;
+    audit::append(
+        txn,
+        Entry::new("membership.registered", "membership", &m.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id),
+    )
+    .await?;
+    Ok(m)
+}
+
+pub async fn create_track<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    name: &str,
+    external_id: Option<String>,
+) -> AppResult<track::Model> {
+    require_organizer(txn, actor, e).await?;
+    let name = validate::name("name", name, validate::NAME_MAX)?;
+    let external_id = match external_id {
+        Some(x) => validate::external_id("externalId", &x)?,
+        None => public_id("trk"),
+    };
+    if track::Entity::find()
+        .filter(track::Column::EventId.eq(e.id))
+        .filter(track::Column::ExternalId.eq(&external_id))
+        .count(txn)
+        .await?
+        > 0
+    {
+        return Err(AppError::conflict("a track with this external id exists in this event"));
+    }
+    let t = track::ActiveModel {
+        public_id: Set(public_id("trk")),
+        event_id: Set(e.id),
+        external_id: Set(external_id),
+        name: Set(name),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?;
+    audit::append(
+        txn,
+        Entry::new("track.created", "track", &t.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "name": t.name })),
+    )
+    .await?;
+    Ok(t)
+}

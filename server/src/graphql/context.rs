@@ -1,0 +1,116 @@
+//! The per-request context: who is calling, how, and a cache of what they may access.
+
+use std::sync::Arc;
+
+use async_graphql::Context;
+use entity::user;
+use tokio::sync::Mutex;
+
+use super::bus::Bus;
+use super::error::to_graphql;
+use crate::config::Limits;
+use crate::db::Db;
+use crate::domain::accounts::Credential;
+use crate::domain::{Access, Actor};
+use crate::error::{AppError, AppResult};
+
+/// Built once per HTTP request or websocket connection by the authentication extractor.
+pub struct RequestCtx {
+    pub request_id: String,
+    pub client: String,
+    pub caller: Option<(user::Model, Credential)>,
+    access: Mutex<Option<Arc<Access>>>,
+}
+
+impl RequestCtx {
+    pub fn new(request_id: String, client: String, caller: Option<(user::Model, Credential)>) -> Self {
+        RequestCtx { request_id, client, caller, access: Mutex::new(None) }
+    }
+
+    pub fn user(&self) -> Option<&user::Model> {
+        self.caller.as_ref().map(|(u, _)| u)
+    }
+
+    /// The caller's memberships, loaded on first use and cached for the request.
+    pub async fn access(&self, db: &Db) -> AppResult<Arc<Access>> {
+        let mut slot = self.access.lock().await;
+        if let Some(a) = slot.as_ref() {
+            return Ok(a.clone());
+        }
+        let a = match self.user() {
+            Some(u) => Arc::new(Access::load(&db.conn, u).await?),
+            None => Arc::new(Access::default()),
+        };
+        *slot = Some(a.clone());
+        Ok(a)
+    }
+
+    /// Forgets the cached access after a mutation changed memberships.
+    pub async fn refresh(&self) {
+        *self.access.lock().await = None;
+    }
+}
+
+/// Shared, read-only state every resolver reaches through the schema's data.
+#[derive(Clone)]
+pub struct Services {
+    pub db: Db,
+    pub bus: Bus,
+    pub limits: Limits,
+    /// Whether session cookies carry `Secure`.
+    pub tls_cookies: bool,
+}
+
+/// Conveniences on async-graphql's context.
+pub trait CtxExt {
+    fn rc(&self) -> &RequestCtx;
+    fn services(&self) -> &Services;
+    fn db(&self) -> &Db {
+        &self.services().db
+    }
+    /// The signed-in user, or UNAUTHENTICATED.
+    fn actor(&self) -> async_graphql::Result<Actor>;
+    fn err(&self, e: AppError) -> async_graphql::Error {
+        to_graphql(e, &self.rc().request_id)
+    }
+    /// Checks a page size against the configured maximum.
+    fn page_size(&self, first: Option<i32>) -> async_graphql::Result<u64>;
+}
+
+static ANONYMOUS: std::sync::LazyLock<RequestCtx> =
+    std::sync::LazyLock::new(|| RequestCtx::new("-".into(), "-".into(), None));
+
+impl CtxExt for Context<'_> {
+    fn rc(&self) -> &RequestCtx {
+        self.data_opt::<Arc<RequestCtx>>().map(|a| a.as_ref()).unwrap_or(&ANONYMOUS)
+    }
+    fn services(&self) -> &Services {
+        // The schema is always built with its services (see `graphql::schema`).
+        self.data_unchecked::<Services>()
+    }
+    fn actor(&self) -> async_graphql::Result<Actor> {
+        match self.rc().user() {
+            Some(u) => Ok(Actor { user: u.clone() }),
+            None => Err(self.err(AppError::Unauthenticated)),
+        }
+    }
+    fn page_size(&self, first: Option<i32>) -> async_graphql::Result<u64> {
+        let max = self.services().limits.max_page;
+        match first {
+            None => Ok(20.min(max) as u64),
+            Some(n) if n >= 0 && (n as usize) <= max => Ok(n as u64),
+            Some(_) => Err(self.err(AppError::bad_input("first", format!("must be between 0 and {max}")))),
+        }
+    }
+}
+
+/// `?` for domain results inside resolvers.
+pub trait ResultExt<T> {
+    fn gql(self, ctx: &Context<'_>) -> async_graphql::Result<T>;
+}
+
+impl<T, E: Into<AppError>> ResultExt<T> for Result<T, E> {
+    fn gql(self, ctx: &Context<'_>) -> async_graphql::Result<T> {
+        self.map_err(|e| ctx.err(e.into()))
+    }
+}

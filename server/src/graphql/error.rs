@@ -1,0 +1,80 @@
+//! The one mapping from [`AppError`] to a GraphQL error with `extensions.code`.
+//! Internal details go to the log with the request id; the client sees only the id.
+
+use async_graphql::{Error, ErrorExtensions};
+
+use crate::error::AppError;
+
+/// Converts a domain error into the error the client sees.
+pub fn to_graphql(err: AppError, request_id: &str) -> Error {
+    let code = err.code();
+    let message = match &err {
+        AppError::Db(_) | AppError::Internal(_) if code == "INTERNAL" => {
+            tracing::error!(request_id, error = %err, "internal error");
+            format!("internal error (request id {request_id})")
+        }
+        AppError::Db(_) => {
+            tracing::info!(request_id, error = %err, "constraint conflict");
+            "this conflicts with an existing record".to_owned()
+        }
+        other => other.to_string(),
+    };
+    Error::new(message).extend_with(|_, e| {
+        e.set("code", code);
+        match &err {
+            AppError::BadInput { field, .. } => e.set("field", field.as_str()),
+            AppError::RateLimited { retry_after } => e.set("retryAfter", *retry_after),
+            _ => {}
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ext(err: AppError) -> (String, async_graphql::Value, String) {
+        let e = to_graphql(err, "req-1");
+        let ext = e.extensions.clone().unwrap_or_default();
+        let code = ext.get("code").cloned().unwrap_or(async_graphql::Value::Null);
+        (code.to_string(), async_graphql::Value::Object(
+            ext.get("field").map(|f| [(async_graphql::Name::new("field"), f.clone())].into_iter().collect()).unwrap_or_default(),
+        ), e.message)
+    }
+
+    #[test]
+    fn every_variant_maps_to_its_contract_code() {
+        let cases = [
+            (AppError::Unauthenticated, "UNAUTHENTICATED"),
+            (AppError::forbidden("x"), "FORBIDDEN"),
+            (AppError::NotFound("project"), "NOT_FOUND"),
+            (AppError::bad_input("title", "too long"), "BAD_USER_INPUT"),
+            (AppError::conflict("x"), "CONFLICT"),
+            (AppError::WindowClosed("late".into()), "WINDOW_CLOSED"),
+            (AppError::RateLimited { retry_after: 7 }, "RATE_LIMITED"),
+            (AppError::TooComplex("x".into()), "QUERY_TOO_COMPLEX"),
+            (AppError::Internal("secret detail".into()), "INTERNAL"),
+            (AppError::Db(sea_orm::DbErr::Custom("password=hunter2".into())), "INTERNAL"),
+        ];
+        for (err, code) in cases {
+            let (got, _, _) = ext(err);
+            assert_eq!(got, format!("\"{code}\""));
+        }
+    }
+
+    #[test]
+    fn internal_detail_never_reaches_the_client() {
+        let (_, _, msg) = ext(AppError::Db(sea_orm::DbErr::Custom("password=hunter2".into())));
+        assert!(!msg.contains("hunter2"));
+        assert!(msg.contains("req-1"));
+    }
+
+    #[test]
+    fn bad_input_names_the_field_and_rate_limit_says_when() {
+        let (_, field, _) = ext(AppError::bad_input("title", "too long"));
+        assert_eq!(field.to_string(), "{field: \"title\"}");
+        let e = to_graphql(AppError::RateLimited { retry_after: 7 }, "r");
+        let ext = e.extensions.unwrap_or_default();
+        assert_eq!(ext.get("retryAfter").map(|v| v.to_string()), Some("7".into()));
+    }
+}

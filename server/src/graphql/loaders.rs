@@ -1,0 +1,116 @@
+//! DataLoaders: every parent→child hop a list makes is one `IN (...)` query per batch, so a
+//! page of projects costs a constant number of statements, not one per project.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_graphql::dataloader::{DataLoader, Loader};
+use entity::{event, project, team, team_member, track, user};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+use crate::db::Db;
+
+/// Errors are shared between every waiter of a batch, so they are reference-counted.
+pub type LoadError = Arc<sea_orm::DbErr>;
+
+macro_rules! by_id_loader {
+    ($name:ident, $entity:ident) => {
+        pub struct $name(pub Db);
+
+        impl Loader<i64> for $name {
+            type Value = $entity::Model;
+            type Error = LoadError;
+
+            async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+                let rows = $entity::Entity::find()
+                    .filter($entity::Column::Id.is_in(keys.iter().copied()))
+                    .all(&self.0.conn)
+                    .await
+                    .map_err(Arc::new)?;
+                Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+            }
+        }
+    };
+}
+
+by_id_loader!(EventById, event);
+by_id_loader!(TrackById, track);
+by_id_loader!(TeamById, team);
+by_id_loader!(UserById, user);
+
+/// The people on each team, in joining order.
+pub struct TeamMembers(pub Db);
+
+impl Loader<i64> for TeamMembers {
+    type Value = Vec<user::Model>;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+        let links = team_member::Entity::find()
+            .filter(team_member::Column::TeamId.is_in(keys.iter().copied()))
+            .order_by_asc(team_member::Column::Id)
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        let users: HashMap<i64, user::Model> = user::Entity::find()
+            .filter(user::Column::Id.is_in(links.iter().map(|l| l.user_id)))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?
+            .into_iter()
+            .map(|u| (u.id, u))
+            .collect();
+        let mut out: HashMap<i64, Vec<user::Model>> = keys.iter().map(|k| (*k, vec![])).collect();
+        for l in links {
+            if let Some(u) = users.get(&l.user_id) {
+                out.entry(l.team_id).or_default().push(u.clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Every project of each team (visibility is filtered by the resolver).
+pub struct TeamProjects(pub Db);
+
+impl Loader<i64> for TeamProjects {
+    type Value = Vec<project::Model>;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+        let rows = project::Entity::find()
+            .filter(project::Column::TeamId.is_in(keys.iter().copied()))
+            .order_by_asc(project::Column::Id)
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        let mut out: HashMap<i64, Vec<project::Model>> = keys.iter().map(|k| (*k, vec![])).collect();
+        for p in rows {
+            out.entry(p.team_id).or_default().push(p);
+        }
+        Ok(out)
+    }
+}
+
+/// The loaders of one request (their caches live as long as the request).
+pub struct Loaders {
+    pub events: DataLoader<EventById>,
+    pub tracks: DataLoader<TrackById>,
+    pub teams: DataLoader<TeamById>,
+    pub users: DataLoader<UserById>,
+    pub team_members: DataLoader<TeamMembers>,
+    pub team_projects: DataLoader<TeamProjects>,
+}
+
+impl Loaders {
+    pub fn new(db: &Db) -> Loaders {
+        Loaders {
+            events: DataLoader::new(EventById(db.clone()), tokio::spawn),
+            tracks: DataLoader::new(TrackById(db.clone()), tokio::spawn),
+            teams: DataLoader::new(TeamById(db.clone()), tokio::spawn),
+            users: DataLoader::new(UserById(db.clone()), tokio::spawn),
+            team_members: DataLoader::new(TeamMembers(db.clone()), tokio::spawn),
+            team_projects: DataLoader::new(TeamProjects(db.clone()), tokio::spawn),
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! The GraphQL API: one side-effect-free [`schema`] builder shared by the server, the SDL
+//! export and the tests.
+
+use std::sync::Arc;
+
+use async_graphql::{Data, Schema, SchemaBuilder};
+
+pub mod bus;
+pub mod connection;
+pub mod context;
+pub mod error;
+pub mod loaders;
+pub mod mutation;
+pub mod objects;
+pub mod policy;
+pub mod query;
+pub mod subscription;
+
+pub use context::{RequestCtx, Services};
+use loaders::Loaders;
+use mutation::Mutation;
+use query::Query;
+use subscription::Subscription;
+
+pub type VerdictSchema = Schema<Query, Mutation, Subscription>;
+
+fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
+    Schema::build(Query, Mutation::default(), Subscription)
+        .disable_suggestions()
+        .with_sorted_fields()
+        .with_sorted_enums()
+}
+
+/// Builds the schema with its limits. Building has no side effects.
+pub fn schema(services: Services, introspection: bool) -> VerdictSchema {
+    let l = &services.limits;
+    let mut b = builder()
+        .limit_depth(l.max_depth)
+        .limit_complexity(l.max_complexity)
+        .limit_directives(l.max_directives);
+    if !introspection {
+        b = b.disable_introspection();
+    }
+    b.data(services).finish()
+}
+
+/// The SDL, as checked in at `schema.graphql`.
+pub fn sdl() -> String {
+    builder().finish().sdl()
+}
+
+/// The data one request (or websocket connection) carries: who is calling, and fresh
+/// DataLoaders whose caches live as long as the request.
+pub fn request_data(services: &Services, rc: Arc<RequestCtx>) -> Data {
+    let mut d = Data::default();
+    d.insert(rc);
+    d.insert(Loaders::new(&services.db));
+    d
+}

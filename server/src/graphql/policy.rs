@@ -1,0 +1,243 @@
+//! Per-field authorization, declared once per field in [`FIELD_POLICIES`].
+//!
+//! Every output object carries a [`Scope`]: the event that owns it and, where it matters,
+//! its team, its owner, and whether it is public. Every object type installs
+//! [`FieldGuard`] as its object-level guard, so every field of it is checked against its
+//! declared [`Rule`] before it resolves; a field without a declared rule is refused (fail
+//! closed), and a test walks the whole schema to make sure none exists.
+//!
+//! A caller's rights come only from their membership rows ([`crate::domain::Access`]),
+//! never from an argument. An object the caller may not see is reported the same way as a
+//! missing one: queries return null, mutations fail with NOT_FOUND.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use async_graphql::{Context, Guard};
+
+use super::context::CtxExt;
+use crate::error::AppError;
+
+/// Who may read a field.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// Anyone, signed in or not.
+    Public,
+    /// Any signed-in user (the field or mutation checks its own object rules deeper).
+    SignedIn,
+    /// The user the object describes, and site admins.
+    OwnUser,
+    /// Anyone who holds any role in the owning event.
+    Member,
+    /// Members of the owning team, and the event's organizers.
+    OwnTeam,
+    /// Public objects for everyone; otherwise their own team and the organizers.
+    VisibleOrOwnTeam,
+    /// The event's organizers (and site admins).
+    Organizer,
+    /// Site admins only.
+    SiteAdmin,
+}
+
+/// What a field's object belongs to, for its guard.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Scope {
+    pub event: Option<i64>,
+    pub team: Option<i64>,
+    pub user: Option<i64>,
+    pub public: bool,
+}
+
+impl Scope {
+    pub fn none() -> Scope {
+        Scope::default()
+    }
+    pub fn event(event: i64) -> Scope {
+        Scope { event: Some(event), ..Default::default() }
+    }
+}
+
+/// The declared rule of every field, by `Type.field`. Connection, edge and page-info types
+/// are structural: they expose only what the field that returned them already authorized.
+pub const FIELD_POLICIES: &[(&str, Rule)] = &[
+    ("Query.viewer", Rule::Public),
+    ("Query.event", Rule::Public),
+    ("Query.events", Rule::Public),
+    ("Query.project", Rule::Public),
+    ("Mutation.signUp", Rule::Public),
+    ("Mutation.logIn", Rule::Public),
+    ("Mutation.logOut", Rule::SignedIn),
+    ("Mutation.createApiToken", Rule::SignedIn),
+    ("Mutation.revokeApiToken", Rule::SignedIn),
+    ("Mutation.createEvent", Rule::SiteAdmin),
+    ("Mutation.updateEvent", Rule::SignedIn),
+    ("Mutation.grantRole", Rule::SignedIn),
+    ("Mutation.revokeRole", Rule::SignedIn),
+    ("Mutation.registerForEvent", Rule::SignedIn),
+    ("Mutation.createTrack", Rule::SignedIn),
+    ("Mutation.createTeam", Rule::SignedIn),
+    ("Mutation.joinTeam", Rule::SignedIn),
+    ("Mutation.addTeamMember", Rule::SignedIn),
+    ("Mutation.createProject", Rule::SignedIn),
+    ("Mutation.updateProject", Rule::SignedIn),
+    ("Mutation.submitProject", Rule::SignedIn),
+    ("Mutation.withdrawProject", Rule::SignedIn),
+    ("Mutation.importEvent", Rule::SiteAdmin),
+    ("Subscription.projectSubmitted", Rule::Public),
+    ("Viewer.user", Rule::OwnUser),
+    ("Viewer.memberships", Rule::OwnUser),
+    ("Viewer.apiTokens", Rule::OwnUser),
+    ("Session.token", Rule::OwnUser),
+    ("Session.user", Rule::OwnUser),
+    ("ApiToken.id", Rule::OwnUser),
+    ("ApiToken.label", Rule::OwnUser),
+    ("ApiToken.prefix", Rule::OwnUser),
+    ("ApiToken.createdAt", Rule::OwnUser),
+    ("ApiToken.lastUsedAt", Rule::OwnUser),
+    ("ApiToken.revokedAt", Rule::OwnUser),
+    ("CreatedApiToken.token", Rule::OwnUser),
+    ("CreatedApiToken.apiToken", Rule::OwnUser),
+    ("User.id", Rule::Public),
+    ("User.displayName", Rule::Public),
+    ("User.email", Rule::OwnUser),
+    ("User.isSiteAdmin", Rule::Public),
+    ("Membership.id", Rule::Member),
+    ("Membership.externalId", Rule::Member),
+    ("Membership.role", Rule::Member),
+    ("Membership.event", Rule::Member),
+    ("Membership.user", Rule::Member),
+    ("Membership.email", Rule::Organizer),
+    ("Membership.tracks", Rule::Member),
+    ("Event.id", Rule::Public),
+    ("Event.externalId", Rule::Public),
+    ("Event.slug", Rule::Public),
+    ("Event.name", Rule::Public),
+    ("Event.submissionsOpen", Rule::Public),
+    ("Event.submissionsClose", Rule::Public),
+    ("Event.judgingOpen", Rule::Public),
+    ("Event.judgingClose", Rule::Public),
+    ("Event.votingOpen", Rule::Public),
+    ("Event.votingClose", Rule::Public),
+    ("Event.reviewsPerProject", Rule::Public),
+    ("Event.maxTeamSize", Rule::Public),
+    ("Event.tracks", Rule::Public),
+    ("Event.teams", Rule::Public),
+    ("Event.projects", Rule::Public),
+    ("Event.myTeam", Rule::SignedIn),
+    ("Event.myRoles", Rule::SignedIn),
+    ("Event.members", Rule::Organizer),
+    ("Event.auditLog", Rule::Organizer),
+    ("Track.id", Rule::Public),
+    ("Track.externalId", Rule::Public),
+    ("Track.name", Rule::Public),
+    ("Team.id", Rule::Public),
+    ("Team.externalId", Rule::Public),
+    ("Team.name", Rule::Public),
+    ("Team.members", Rule::Member),
+    ("Team.projects", Rule::Public),
+    ("Team.inviteCode", Rule::OwnTeam),
+    ("Project.id", Rule::VisibleOrOwnTeam),
+    ("Project.externalId", Rule::VisibleOrOwnTeam),
+    ("Project.title", Rule::VisibleOrOwnTeam),
+    ("Project.tagline", Rule::VisibleOrOwnTeam),
+    ("Project.summary", Rule::VisibleOrOwnTeam),
+    ("Project.description", Rule::VisibleOrOwnTeam),
+    ("Project.repoUrl", Rule::VisibleOrOwnTeam),
+    ("Project.demoUrl", Rule::VisibleOrOwnTeam),
+    ("Project.tags", Rule::VisibleOrOwnTeam),
+    ("Project.status", Rule::VisibleOrOwnTeam),
+    ("Project.submittedAt", Rule::VisibleOrOwnTeam),
+    ("Project.track", Rule::VisibleOrOwnTeam),
+    ("Project.team", Rule::VisibleOrOwnTeam),
+    ("Project.event", Rule::VisibleOrOwnTeam),
+    ("Project.createdAt", Rule::VisibleOrOwnTeam),
+    ("Project.updatedAt", Rule::VisibleOrOwnTeam),
+    ("AuditEvent.seq", Rule::Organizer),
+    ("AuditEvent.occurredAt", Rule::Organizer),
+    ("AuditEvent.actor", Rule::Organizer),
+    ("AuditEvent.event", Rule::Organizer),
+    ("AuditEvent.action", Rule::Organizer),
+    ("AuditEvent.objectType", Rule::Organizer),
+    ("AuditEvent.objectId", Rule::Organizer),
+    ("AuditEvent.payload", Rule::Organizer),
+    ("AuditEvent.prevHash", Rule::Organizer),
+    ("AuditEvent.rowHash", Rule::Organizer),
+    ("ImportReport.event", Rule::SiteAdmin),
+    ("ImportReport.inserted", Rule::SiteAdmin),
+    ("ImportReport.counts", Rule::SiteAdmin),
+];
+
+static POLICIES: LazyLock<HashMap<&'static str, Rule>> =
+    LazyLock::new(|| FIELD_POLICIES.iter().copied().collect());
+
+/// The declared rule of `Type.field`, if any.
+pub fn rule_of(type_name: &str, field: &str) -> Option<Rule> {
+    POLICIES.get(format!("{type_name}.{field}").as_str()).copied()
+}
+
+/// Evaluates `rule` for the current caller against `scope`.
+pub async fn allowed(ctx: &Context<'_>, rule: Rule, scope: &Scope) -> Result<bool, AppError> {
+    let rc = ctx.rc();
+    let Some(user) = rc.user() else {
+        return Ok(match rule {
+            Rule::Public => true,
+            Rule::VisibleOrOwnTeam => scope.public,
+            _ => false,
+        });
+    };
+    if matches!(rule, Rule::Public | Rule::SignedIn) || user.is_site_admin {
+        return Ok(true);
+    }
+    if rule == Rule::OwnUser {
+        return Ok(scope.user == Some(user.id));
+    }
+    if rule == Rule::SiteAdmin {
+        return Ok(false);
+    }
+    if rule == Rule::VisibleOrOwnTeam && scope.public {
+        return Ok(true);
+    }
+    let Some(event) = scope.event else { return Ok(false) };
+    let access = rc.access(ctx.db()).await?;
+    Ok(match rule {
+        Rule::Member => access.is_member(event) || access.is_organizer(event),
+        Rule::Organizer => access.is_organizer(event),
+        Rule::OwnTeam | Rule::VisibleOrOwnTeam => {
+            access.is_organizer(event) || scope.team.is_some_and(|t| access.on_team(event, t))
+        }
+        Rule::Public | Rule::SignedIn | Rule::OwnUser | Rule::SiteAdmin => false,
+    })
+}
+
+/// The object-level guard every output type installs.
+pub struct FieldGuard {
+    type_name: &'static str,
+    scope: Scope,
+}
+
+impl FieldGuard {
+    pub fn new(type_name: &'static str, scope: Scope) -> Self {
+        FieldGuard { type_name, scope }
+    }
+}
+
+impl Guard for FieldGuard {
+    async fn check(&self, ctx: &Context<'_>) -> async_graphql::Result<()> {
+        let field = ctx.item.node.name.node.as_str();
+        let Some(rule) = rule_of(self.type_name, field) else {
+            return Err(ctx.err(AppError::Internal(format!(
+                "no authorization policy is declared for {}.{field}",
+                self.type_name
+            ))));
+        };
+        match allowed(ctx, rule, &self.scope).await {
+            Ok(true) => Ok(()),
+            Ok(false) if ctx.rc().user().is_none() => Err(ctx.err(AppError::Unauthenticated)),
+            Ok(false) => Err(ctx.err(AppError::forbidden(format!(
+                "you may not read {}.{field}",
+                self.type_name
+            )))),
+            Err(e) => Err(ctx.err(e)),
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The query root.
+
+use async_graphql::{Context, ID, Object};
+use entity::event;
+use sea_orm::EntityTrait;
+
+use super::connection::{Page, page};
+use super::context::{CtxExt, ResultExt};
+use super::objects::{Event, Project, Viewer};
+use super::policy::{FieldGuard, Scope};
+
+#[derive(Default)]
+pub struct Query;
+
+#[Object(guard = "FieldGuard::new(\"Query\", Scope::none())")]
+impl Query {
+    /// The signed-in caller; null when anonymous.
+    async fn viewer(&self, ctx: &Context<'_>) -> Option<Viewer> {
+        ctx.rc().user().cloned().map(Viewer)
+    }
+    /// An event by slug; null when unknown.
+    async fn event(&self, ctx: &Context<'_>, slug: String) -> async_graphql::Result<Option<Event>> {
+        match crate::domain::event_by_slug(&ctx.db().conn, &slug).await {
+            Ok(e) => Ok(Some(Event(e))),
+            Err(crate::error::AppError::NotFound(_)) => Ok(None),
+            Err(e) => Err(ctx.err(e)),
+        }
+    }
+    /// Every event, oldest first.
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Event>> {
+        page(ctx, event::Entity::find(), event::Column::Id, |e| e.id, first, after, Event).await
+    }
+    /// A project by id or external id; null when unknown or not visible to the caller
+    /// (drafts are visible to their team and the organizers).
+    async fn project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Project>> {
+        let Some(p) = crate::domain::find_project(&ctx.db().conn, &id, None).await.gql(ctx)? else {
+            return Ok(None);
+        };
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        Ok(access.can_see_project(&p).then_some(Project(p)))
+    }
+}

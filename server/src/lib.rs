@@ -1,0 +1,20 @@
+//! Verdict: a self-hostable hackathon submission-and-judging platform.
+//!
+//! Where things live:
+//! - [`config`]: the parsed configuration, passed explicitly.
+//! - [`db`]: connecting, migrating, and opening write transactions.
+//! - [`domain`]: the business rules; each mutation is a function taking the transaction.
+//! - [`audit`]: the hash-chained audit log (append, verify).
+//! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
+//! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
+//! - [`app`]: the axum router that serves it all.
+
+pub mod app;
+pub mod audit;
+pub mod config;
+pub mod crypto;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod graphql;
+pub mod web;

@@ -1,0 +1,195 @@
+//! The `verdict` command line.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use verdict::config::{ServeConfig, StoreConfig};
+use verdict::db::Db;
+use verdict::domain::{accounts, demo, import};
+use verdict::error::AppError;
+use verdict::graphql::{self, Services, bus::Bus};
+use verdict::{app, audit};
+
+#[derive(Parser)]
+#[command(name = "verdict", version, about = "Hackathon submissions and calibrated, verifiable judging")]
+struct Cli {
+    #[command(flatten)]
+    store: StoreConfig,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Migrate, then serve the API, the playground and the web client.
+    Serve(ServeConfig),
+    /// Apply migrations and exit.
+    Migrate,
+    /// Import an event fixture (verdict.event.v1); idempotent by external id.
+    Import { file: std::path::PathBuf },
+    /// Personal API tokens.
+    #[command(subcommand)]
+    Token(TokenCmd),
+    /// Site administration.
+    #[command(subcommand)]
+    Admin(AdminCmd),
+    /// The audit chain.
+    #[command(subcommand)]
+    Audit(AuditCmd),
+    /// Print the GraphQL SDL (the same text as schema.graphql).
+    Schema,
+}
+
+#[derive(Subcommand)]
+enum TokenCmd {
+    /// Mint a token for an existing user; prints the raw token once.
+    Mint {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum AdminCmd {
+    /// Create or promote a site administrator; prints a generated password once.
+    Create {
+        #[arg(long)]
+        email: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCmd {
+    /// Recompute the hash chain; exit 1 naming the first seq that does not fit.
+    Verify,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("verdict: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("verdict: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn open(store: &StoreConfig) -> Result<Db, AppError> {
+    let db = Db::connect(&store.database_url).await?;
+    db.migrate().await?;
+    Ok(db)
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, AppError> {
+    match cli.command {
+        Command::Schema => {
+            print!("{}", graphql::sdl());
+        }
+        Command::Migrate => {
+            open(&cli.store).await?;
+            println!("migrations applied");
+        }
+        Command::Import { file } => {
+            let db = open(&cli.store).await?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| AppError::bad_input("file", format!("{}: {e}", file.display())))?;
+            let value = serde_json::from_str(&text)
+                .map_err(|e| AppError::bad_input("file", format!("not JSON: {e}")))?;
+            let fixture = import::parse(value)?;
+            let txn = db.write().await?;
+            let (event, counts) = import::import(&txn, "", &fixture).await?;
+            txn.commit().await?;
+            println!(
+                "imported {} ({}): {} rows inserted {}",
+                event.slug,
+                event.external_id,
+                counts.total(),
+                serde_json::to_string(&counts).unwrap_or_default()
+            );
+        }
+        Command::Token(TokenCmd::Mint { email, name }) => {
+            let db = open(&cli.store).await?;
+            let txn = db.write().await?;
+            let token = accounts::mint_token(&txn, &email, &name).await?;
+            txn.commit().await?;
+            println!("{token}");
+        }
+        Command::Admin(AdminCmd::Create { email }) => {
+            let db = open(&cli.store).await?;
+            let txn = db.write().await?;
+            let password = accounts::admin_create(&txn, &email).await?;
+            txn.commit().await?;
+            println!("{password}");
+        }
+        Command::Audit(AuditCmd::Verify) => {
+            let db = open(&cli.store).await?;
+            match audit::verify(&db.conn).await? {
+                audit::Verification::Intact { seq, hash } => println!("audit chain intact: head seq {seq} hash {hash}"),
+                audit::Verification::Broken { seq, reason } => {
+                    println!("audit chain broken at seq {seq}: {reason}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+        Command::Serve(cfg) => serve(cli.store, cfg).await?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn seed_demo(db: &Db) -> Result<(), AppError> {
+    if verdict::domain::event_by_slug(&db.conn, demo::SLUG).await.is_ok() {
+        println!("demo event {} is already here (credentials were printed on first start)", demo::SLUG);
+        return Ok(());
+    }
+    let fixture = import::parse(demo::fixture(chrono::Utc::now()))?;
+    let txn = db.write().await?;
+    let (event, _) = import::import(&txn, "", &fixture).await?;
+    txn.commit().await?;
+    let txn = db.write().await?;
+    let accounts = demo::seed_accounts(&txn, &event).await?;
+    txn.commit().await?;
+    println!("demo event imported: {} ({})", event.name, event.slug);
+    for (email, role, password) in accounts {
+        println!("  demo {role:<11} {email}  password: {password}");
+    }
+    Ok(())
+}
+
+async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
+    let db = open(&store).await?;
+    if cfg.demo {
+        seed_demo(&db).await?;
+    }
+    let services = Services { db, bus: Bus::new(), limits: cfg.limits.clone(), tls_cookies: cfg.tls_cookies };
+    let schema = graphql::schema(services.clone(), !cfg.no_introspection);
+    let router = app::router(app::AppState { schema, services });
+    let listener = tokio::net::TcpListener::bind(cfg.addr)
+        .await
+        .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;
+    let addr = listener.local_addr().map_err(|e| AppError::Internal(e.to_string()))?;
+    println!("verdict listening on http://{addr}");
+    println!("  playground: http://{addr}/graphql");
+    axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| AppError::Internal(e.to_string()))
+}

@@ -1,0 +1,63 @@
+//! The checked-in SDL matches the code, and every field of the schema declares an
+//! authorization policy.
+
+use std::collections::BTreeSet;
+
+use async_graphql::parser::parse_schema;
+use async_graphql::parser::types::{TypeKind, TypeSystemDefinition};
+use verdict::graphql::policy::{FIELD_POLICIES, rule_of};
+
+fn schema_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema.graphql")
+}
+
+/// Regenerate with `UPDATE_SCHEMA=1 cargo test -p verdict --test schema`.
+#[test]
+fn schema_graphql_matches_the_code() {
+    let sdl = verdict::graphql::sdl();
+    if std::env::var("UPDATE_SCHEMA").is_ok_and(|v| v == "1") {
+        std::fs::write(schema_path(), &sdl).expect("write schema.graphql");
+    }
+    let checked_in = std::fs::read_to_string(schema_path()).unwrap_or_default();
+    assert!(
+        checked_in == sdl,
+        "schema.graphql is out of date: run `UPDATE_SCHEMA=1 cargo test -p verdict --test schema` and commit it"
+    );
+}
+
+/// Connections, edges and page info only carry what the field returning them authorized.
+fn structural(type_name: &str) -> bool {
+    type_name.ends_with("Connection") || type_name.ends_with("Edge") || type_name == "PageInfo"
+}
+
+#[test]
+fn every_field_declares_a_policy_and_every_policy_names_a_field() {
+    let doc = parse_schema(verdict::graphql::sdl()).expect("the SDL parses");
+    let mut fields = BTreeSet::new();
+    for def in &doc.definitions {
+        let TypeSystemDefinition::Type(t) = def else { continue };
+        let name = t.node.name.node.as_str();
+        let TypeKind::Object(obj) = &t.node.kind else { continue };
+        if structural(name) {
+            continue;
+        }
+        for f in &obj.fields {
+            fields.insert(format!("{name}.{}", f.node.name.node));
+        }
+    }
+    assert!(fields.len() > 50, "the walk found too few fields: {}", fields.len());
+    let missing: Vec<_> = fields
+        .iter()
+        .filter(|f| {
+            let (t, n) = f.split_once('.').unwrap_or_default();
+            rule_of(t, n).is_none()
+        })
+        .collect();
+    assert!(missing.is_empty(), "fields without a declared policy: {missing:?}");
+    let stale: Vec<_> = FIELD_POLICIES
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| !fields.contains(*k))
+        .collect();
+    assert!(stale.is_empty(), "policies for fields that do not exist: {stale:?}");
+}

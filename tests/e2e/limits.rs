@@ -1,0 +1,212 @@
+//! Every limit, each with a request that trips it: the server refuses it cleanly (never a
+//! 500) and nothing runs.
+
+use serde_json::{Value, json};
+
+use crate::harness::{App, PASSWORD, assert_bad_input, assert_code, data, error_code, unique};
+
+/// A sign-up mutation whose effect is easy to check afterwards.
+fn sign_up_body(email: &str) -> Value {
+    json!({
+        "query": "mutation($e: String!, $p: String!) { signUp(email: $e, password: $p, displayName: \"X\") { token } }",
+        "variables": { "e": email, "p": PASSWORD }
+    })
+}
+
+/// Whether `email` can log in (that is, whether a sign-up went through).
+async fn exists(app: &App, email: &str) -> bool {
+    let r = app
+        .gql(
+            "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token } }",
+            json!({ "e": email, "p": PASSWORD }),
+        )
+        .await;
+    error_code(&r).is_none()
+}
+
+/// A refusal as a GraphQL error: has errors, no data for the query, not INTERNAL.
+#[track_caller]
+fn assert_refused(resp: &Value, what: &str) {
+    let errors = resp["errors"].as_array().map(Vec::len).unwrap_or(0);
+    assert!(errors > 0, "{what} is refused with an error: {resp}");
+    let data = &resp["data"];
+    assert!(
+        data.is_null() || data.as_object().is_some_and(|o| o.values().all(Value::is_null)),
+        "{what} returns no data: {resp}"
+    );
+    assert_ne!(error_code(resp).as_deref(), Some("INTERNAL"), "{what}: {resp}");
+}
+
+e2e! {
+    async fn depth_limit(app: App) {
+        let q = "{ viewer { memberships { event { projects(first: 1) { edges { node { team { projects {
+                   event { projects(first: 1) { edges { node { id } } } } } } } } } } } } }";
+        let r = app.gql(q, json!({})).await;
+        assert_refused(&r, "a query 13 levels deep");
+        assert_code(&r, "QUERY_TOO_COMPLEX");
+    }
+
+    async fn complexity_limit(app: App) {
+        let one = "events(first: 100) { edges { node { projects(first: 100) { edges { node {
+                     title tagline team { name projects { id title } } } } } } } }";
+        let q = format!("{{ a: {one} b: {one} c: {one} d: {one} }}");
+        let r = app.gql(&q, json!({})).await;
+        assert_refused(&r, "a query touching millions of nodes");
+        assert_code(&r, "QUERY_TOO_COMPLEX");
+        // A modest query passes.
+        let r = app.gql("{ events(first: 10) { totalCount edges { node { slug } } } }", json!({})).await;
+        data(&r);
+    }
+
+    async fn page_size_limit(app: App) {
+        let r = app.gql("{ events(first: 101) { totalCount } }", json!({})).await;
+        assert_bad_input(&r, &["first"]);
+        let r = app.gql("{ events(first: -1) { totalCount } }", json!({})).await;
+        assert_bad_input(&r, &["first"]);
+        let r = app.gql("{ events(first: 100) { totalCount } }", json!({})).await;
+        data(&r);
+        let admin = app.site_admin().await;
+        let slug = format!("paged-{}", unique());
+        app.create_event(&admin, &slug, 3).await;
+        let r = app
+            .gql("query($s: String!) { event(slug: $s) { projects(first: 1000) { totalCount } } }", json!({ "s": slug }))
+            .await;
+        assert_bad_input(&r, &["first"]);
+    }
+
+    async fn batch_limit(app: App) {
+        // Ten operations in one batch are fine.
+        let ten: Vec<Value> = (0..10).map(|_| json!({ "query": "{ __typename }" })).collect();
+        let r = app.post_raw(Value::Array(ten).to_string(), "application/json", &[]).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let body = r.json();
+        assert_eq!(body.as_array().map(Vec::len), Some(10), "ten results: {body}");
+
+        // Eleven are refused, and none of them runs.
+        let emails: Vec<String> = (0..11).map(|i| format!("batch-{i}-{}@example.org", unique())).collect();
+        let eleven: Vec<Value> = emails.iter().map(|e| sign_up_body(e)).collect();
+        let r = app.post_raw(Value::Array(eleven).to_string(), "application/json", &[]).await;
+        assert!(r.status < 500, "no server error: {} {}", r.status, r.text);
+        let ran = r
+            .try_json()
+            .and_then(|b| b.as_array().cloned())
+            .map(|a| a.iter().filter(|x| x["data"]["signUp"].is_object()).count())
+            .unwrap_or(0);
+        assert_eq!(ran, 0, "no operation of an oversized batch runs: {}", r.text);
+        assert!(
+            r.status >= 400 || r.try_json().is_some_and(|b| b.get("errors").is_some()),
+            "an oversized batch is refused: {} {}",
+            r.status,
+            r.text
+        );
+        for e in &emails {
+            assert!(!exists(&app, e).await, "{e} was not signed up");
+        }
+    }
+
+    async fn body_size_limit(app: App) {
+        let email = format!("big-{}@example.org", unique());
+        let mut body = sign_up_body(&email);
+        body["variables"]["pad"] = json!("x".repeat(70 * 1024));
+        let r = app.post_raw(body.to_string(), "application/json", &[]).await;
+        assert_eq!(r.status, 413, "a 70 KiB body is too large: {}", r.text);
+        assert!(!exists(&app, &email).await);
+        // Just under the limit is fine.
+        let r = app
+            .post_raw(json!({ "query": "{ __typename }", "variables": { "pad": "x".repeat(60 * 1024) } }).to_string(), "application/json", &[])
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+
+    async fn get_never_runs_a_mutation(app: App) {
+        let email = format!("get-{}@example.org", unique());
+        let body = sign_up_body(&email);
+        let url = url::Url::parse_with_params(
+            &app.url("/graphql"),
+            &[
+                ("query", body["query"].as_str().unwrap_or_default().to_string()),
+                ("variables", body["variables"].to_string()),
+            ],
+        )
+        .expect("url");
+        let path = format!("{}?{}", url.path(), url.query().unwrap_or_default());
+        let r = app.get_with(&path, &[("accept", "application/json")]).await;
+        assert_eq!(r.status, 405, "GET with a mutation: {}", r.text);
+        assert!(!exists(&app, &email).await, "the mutation did not run");
+    }
+
+    async fn mutations_need_a_json_content_type(app: App) {
+        let email = format!("ct-{}@example.org", unique());
+        let body = sign_up_body(&email).to_string();
+        let r = app.post_raw(body.clone(), "text/plain", &[]).await;
+        assert_eq!(r.status, 415, "text/plain: {}", r.text);
+        let r = app.post_raw(body.clone(), "text/plain;charset=UTF-8", &[]).await;
+        assert_eq!(r.status, 415, "text/plain;charset=UTF-8: {}", r.text);
+        let form = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("query", &body)
+            .finish();
+        let r = app.post_raw(form, "application/x-www-form-urlencoded", &[]).await;
+        assert_eq!(r.status, 415, "a form post: {}", r.text);
+        let r = app
+            .post_raw(
+                format!("--b\r\nContent-Disposition: form-data; name=\"operations\"\r\n\r\n{body}\r\n--b--\r\n"),
+                "multipart/form-data; boundary=b",
+                &[],
+            )
+            .await;
+        assert_eq!(r.status, 415, "multipart: {}", r.text);
+        assert!(!exists(&app, &email).await, "none of them ran");
+    }
+
+    async fn directive_limit(app: App) {
+        let many = "@include(if: true) ".repeat(6);
+        let r = app.gql(&format!("{{ __typename {many} }}"), json!({})).await;
+        assert_refused(&r, "six directives on one field");
+        let few = "@include(if: true) @skip(if: false)";
+        let r = app.gql(&format!("{{ __typename {few} }}"), json!({})).await;
+        assert_eq!(data(&r)["__typename"], "Query");
+    }
+
+    async fn no_suggestions_in_errors(app: App) {
+        for q in ["{ evnts(first: 1) { totalCount } }", "{ viewer { usr { id } } }", "{ event(slug: \"x\") { nme } }"] {
+            let r = app.gql(q, json!({})).await;
+            assert!(r["errors"].as_array().is_some_and(|e| !e.is_empty()), "{q} is an error: {r}");
+            let text = r.to_string().to_lowercase();
+            assert!(!text.contains("did you mean"), "no suggestions for {q}: {r}");
+        }
+    }
+
+    async fn introspection_on_by_default(app: App) {
+        let r = app.gql("{ __schema { queryType { name } } }", json!({})).await;
+        assert_eq!(data(&r)["__schema"]["queryType"]["name"], "Query");
+    }
+
+    #[flags("--no-introspection")]
+    async fn introspection_can_be_disabled(app: App) {
+        let r = app.gql("{ __schema { queryType { name } } }", json!({})).await;
+        assert!(r["data"]["__schema"].is_null(), "no schema: {r}");
+        assert!(r["errors"].as_array().is_some_and(|e| !e.is_empty()), "an error: {r}");
+        let r = app.gql("{ __type(name: \"Project\") { name fields { name } } }", json!({})).await;
+        assert!(r["data"]["__type"].is_null(), "no type introspection: {r}");
+        // Ordinary queries, and __typename, still work.
+        let r = app.gql("{ __typename events(first: 1) { totalCount } }", json!({})).await;
+        data(&r);
+    }
+
+    #[flags("--rate-limit-per-second", "1", "--rate-limit-burst", "3")]
+    async fn rate_limit(app: App) {
+        let mut statuses = vec![];
+        for _ in 0..15 {
+            let r = app.post_raw(json!({ "query": "{ __typename }" }).to_string(), "application/json", &[]).await;
+            statuses.push(r.status);
+        }
+        assert_eq!(statuses[0], 200, "the first request passes: {statuses:?}");
+        assert!(statuses.contains(&429), "a burst beyond the limit gets 429: {statuses:?}");
+        let ok = statuses.iter().filter(|s| **s == 200).count();
+        assert!(ok <= 5, "at most the burst (plus refill) passes: {statuses:?}");
+        // The budget refills.
+        tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        let r = app.post_raw(json!({ "query": "{ __typename }" }).to_string(), "application/json", &[]).await;
+        assert_eq!(r.status, 200, "after waiting: {}", r.text);
+    }
+}

@@ -1,0 +1,17 @@
+//! End-to-end tests: the real `verdict` binary on port 0 against a fresh database, over
+//! HTTP and websocket. Every test runs twice, `name::sqlite` and `name::postgres`
+//! (PostgreSQL from `VERDICT_TEST_PG_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`;
+//! skipped when unreachable unless `CI=true`).
+
+#[macro_use]
+mod harness;
+
+mod audit;
+mod auth;
+mod authz;
+mod import;
+mod input;
+mod limits;
+mod subscription;
+mod teams;
+mod windows;

@@ -130,7 +130,8 @@ const TABLES: &[&str] = &[
         created_at {ts} NOT NULL,
         updated_at {ts} NOT NULL,
         UNIQUE (event_id, external_id),
-        CHECK ((status = 'submitted') = (submitted_at IS NOT NULL)),
+        CHECK (status <> 'submitted' OR submitted_at IS NOT NULL),
+        CHECK (status <> 'draft' OR submitted_at IS NULL),
         CHECK (duplicate_of IS NULL OR duplicate_of <> id),
         FOREIGN KEY (event_id, team_id) REFERENCES teams(event_id, id),
         FOREIGN KEY (event_id, track_id) REFERENCES tracks(event_id, id)

@@ -60,14 +60,24 @@ async fn readyz(State(st): State<AppState>) -> Response {
     if st.services.db.is_ready().await {
         (StatusCode::OK, "ready").into_response()
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "database unreachable or migrations pending").into_response()
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database unreachable or migrations pending",
+        )
+            .into_response()
     }
 }
 
 /// A response carrying one GraphQL error (for refusals before execution).
 fn gql_error(status: StatusCode, code: &str, message: &str) -> Response {
-    let body = serde_json::json!({ "errors": [{ "message": message, "extensions": { "code": code } }] });
-    (status, [(header::CACHE_CONTROL, "no-store")], axum::Json(body)).into_response()
+    let body =
+        serde_json::json!({ "errors": [{ "message": message, "extensions": { "code": code } }] });
+    (
+        status,
+        [(header::CACHE_CONTROL, "no-store")],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 enum Auth {
@@ -77,7 +87,10 @@ enum Auth {
 }
 
 fn credential(headers: &HeaderMap) -> Auth {
-    if let Some(v) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+    if let Some(v) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
         return Auth::Bearer(v.strip_prefix("Bearer ").unwrap_or(v).trim().to_owned());
     }
     let cookie = headers
@@ -85,7 +98,11 @@ fn credential(headers: &HeaderMap) -> Auth {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|c| c.trim().strip_prefix(COOKIE).and_then(|r| r.strip_prefix('=')))
+        .find_map(|c| {
+            c.trim()
+                .strip_prefix(COOKIE)
+                .and_then(|r| r.strip_prefix('='))
+        })
         .filter(|t| !t.is_empty());
     match cookie {
         Some(t) => Auth::Cookie(t.to_owned()),
@@ -94,18 +111,30 @@ fn credential(headers: &HeaderMap) -> Auth {
 }
 
 /// Builds the request context from the credential, or refuses with 401.
-async fn authenticate(st: &AppState, raw: Option<&str>, client: String) -> Result<RequestCtx, Response> {
+async fn authenticate(
+    st: &AppState,
+    raw: Option<&str>,
+    client: String,
+) -> Result<RequestCtx, Response> {
     let request_id = random_string(12);
     let caller = match raw {
         None => None,
         Some(token) => match accounts::authenticate(&st.services.db.conn, token).await {
             Ok(Some(c)) => Some(c),
             Ok(None) => {
-                return Err(gql_error(StatusCode::UNAUTHORIZED, "UNAUTHENTICATED", "the token is invalid, expired or revoked"));
+                return Err(gql_error(
+                    StatusCode::UNAUTHORIZED,
+                    "UNAUTHENTICATED",
+                    "the token is invalid, expired or revoked",
+                ));
             }
             Err(e) => {
                 tracing::error!(request_id, error = %e, "authentication failed");
-                return Err(gql_error(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL", &format!("internal error (request id {request_id})")));
+                return Err(gql_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "INTERNAL",
+                    &format!("internal error (request id {request_id})"),
+                ));
             }
         },
     };
@@ -115,7 +144,10 @@ async fn authenticate(st: &AppState, raw: Option<&str>, client: String) -> Resul
 fn is_mutation(query: &str) -> bool {
     use async_graphql::parser::types::OperationType;
     match async_graphql::parser::parse_query(query) {
-        Ok(doc) => doc.operations.iter().any(|(_, op)| op.node.ty == OperationType::Mutation),
+        Ok(doc) => doc
+            .operations
+            .iter()
+            .any(|(_, op)| op.node.ty == OperationType::Mutation),
         Err(_) => false,
     }
 }
@@ -124,12 +156,19 @@ fn is_mutation(query: &str) -> bool {
 /// parse or validation errors (unknown field, wrong variable type) BAD_USER_INPUT.
 fn with_codes(mut resp: async_graphql::Response) -> async_graphql::Response {
     for e in resp.errors.iter_mut() {
-        let has_code = e.extensions.as_ref().is_some_and(|x| x.get("code").is_some());
+        let has_code = e
+            .extensions
+            .as_ref()
+            .is_some_and(|x| x.get("code").is_some());
         if has_code {
             continue;
         }
         let m = e.message.to_lowercase();
-        let code = if m.contains("too complex") || m.contains("too deep") || m.contains("directives") || m.contains("recursive depth") {
+        let code = if m.contains("too complex")
+            || m.contains("too deep")
+            || m.contains("directives")
+            || m.contains("recursive depth")
+        {
             "QUERY_TOO_COMPLEX"
         } else if e.path.is_empty() {
             "BAD_USER_INPUT"
@@ -156,9 +195,14 @@ async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response
         let resp = match tokio::time::timeout(limit, st.schema.execute(req)).await {
             Ok(r) => with_codes(r),
             Err(_) => {
-                let err = async_graphql::Error::new(format!("the request took longer than {} s", limit.as_secs()))
-                    .extend_with(|_, e| e.set("code", "QUERY_TOO_COMPLEX"));
-                async_graphql::Response::from_errors(vec![err.into_server_error(Default::default())])
+                let err = async_graphql::Error::new(format!(
+                    "the request took longer than {} s",
+                    limit.as_secs()
+                ))
+                .extend_with(|_, e| e.set("code", "QUERY_TOO_COMPLEX"));
+                async_graphql::Response::from_errors(vec![
+                    err.into_server_error(Default::default()),
+                ])
             }
         };
         responses.push(resp);
@@ -174,8 +218,14 @@ async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response
     } else {
         BatchResponse::Batch(responses)
     };
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     let json = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
     (StatusCode::OK, headers, json).into_response()
 }
@@ -189,22 +239,46 @@ async fn graphql_post(
     let json_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"))
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
         .unwrap_or(false);
     if !json_type {
-        return gql_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "BAD_USER_INPUT", "send GraphQL as a POST with Content-Type: application/json");
+        return gql_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "BAD_USER_INPUT",
+            "send GraphQL as a POST with Content-Type: application/json",
+        );
     }
     let batch: BatchRequest = match serde_json::from_slice(&body) {
         Ok(b) => b,
-        Err(e) => return gql_error(StatusCode::BAD_REQUEST, "BAD_USER_INPUT", &format!("the body is not a GraphQL request: {e}")),
+        Err(e) => {
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                &format!("the body is not a GraphQL request: {e}"),
+            );
+        }
     };
     let max = st.services.limits.max_batch;
     if let BatchRequest::Batch(v) = &batch {
         if v.len() > max {
-            return gql_error(StatusCode::BAD_REQUEST, "QUERY_TOO_COMPLEX", &format!("at most {max} operations per batch"));
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "QUERY_TOO_COMPLEX",
+                &format!("at most {max} operations per batch"),
+            );
         }
         if v.is_empty() {
-            return gql_error(StatusCode::BAD_REQUEST, "BAD_USER_INPUT", "the batch is empty");
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                "the batch is empty",
+            );
         }
     }
     let (raw, by_cookie) = match credential(&headers) {
@@ -213,11 +287,18 @@ async fn graphql_post(
         Auth::None => (None, false),
     };
     let csrf_ok = headers.get("x-verdict-csrf").is_some_and(|v| v == "1");
-    if by_cookie && !csrf_ok && match &batch {
-        BatchRequest::Single(r) => is_mutation(&r.query),
-        BatchRequest::Batch(v) => v.iter().any(|r| is_mutation(&r.query)),
-    } {
-        return gql_error(StatusCode::FORBIDDEN, "FORBIDDEN", "cookie-authenticated mutations need the header X-Verdict-Csrf: 1");
+    if by_cookie
+        && !csrf_ok
+        && match &batch {
+            BatchRequest::Single(r) => is_mutation(&r.query),
+            BatchRequest::Batch(v) => v.iter().any(|r| is_mutation(&r.query)),
+        }
+    {
+        return gql_error(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "cookie-authenticated mutations need the header X-Verdict-Csrf: 1",
+        );
     }
     let rc = match authenticate(&st, raw.as_deref(), addr.ip().to_string()).await {
         Ok(rc) => rc,
@@ -237,13 +318,23 @@ async fn graphql_get(
         return crate::web::playground().into_response();
     };
     if is_mutation(query) {
-        return gql_error(StatusCode::METHOD_NOT_ALLOWED, "BAD_USER_INPUT", "mutations are only accepted over POST");
+        return gql_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "BAD_USER_INPUT",
+            "mutations are only accepted over POST",
+        );
     }
     let mut req = Request::new(query.clone());
     if let Some(v) = params.get("variables") {
         match serde_json::from_str(v) {
             Ok(vars) => req = req.variables(async_graphql::Variables::from_json(vars)),
-            Err(_) => return gql_error(StatusCode::BAD_REQUEST, "BAD_USER_INPUT", "variables is not JSON"),
+            Err(_) => {
+                return gql_error(
+                    StatusCode::BAD_REQUEST,
+                    "BAD_USER_INPUT",
+                    "variables is not JSON",
+                );
+            }
         }
     }
     if let Some(op) = params.get("operationName") {
@@ -281,7 +372,9 @@ async fn graphql_ws(
                         .map(|v| v.strip_prefix("Bearer ").unwrap_or(v).trim().to_owned());
                     let rc = authenticate(&st, token.as_deref(), addr.ip().to_string())
                         .await
-                        .map_err(|_| async_graphql::Error::new("the token is invalid, expired or revoked"))?;
+                        .map_err(|_| {
+                            async_graphql::Error::new("the token is invalid, expired or revoked")
+                        })?;
                     Ok(request_data(&st.services, Arc::new(rc)))
                 })
                 .serve()

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
 use sea_orm::{
-    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
+    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
+    SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
 /// The database handle shared by the whole process.
@@ -31,8 +32,11 @@ impl Db {
         let mut conn = Database::connect(opts).await?;
         let statements = Arc::new(AtomicU64::new(0));
         let counter = statements.clone();
-        conn.set_metric_callback(move |_| {
+        conn.set_metric_callback(move |info| {
             counter.fetch_add(1, Ordering::Relaxed);
+            if std::env::var_os("VERDICT_TRACE_SQL").is_some() {
+                eprintln!("SQL {}", info.statement.sql);
+            }
         });
         Ok(Db { conn, statements })
     }

@@ -11,7 +11,11 @@ use verdict::graphql::{self, Services, bus::Bus};
 use verdict::{app, audit};
 
 #[derive(Parser)]
-#[command(name = "verdict", version, about = "Hackathon submissions and calibrated, verifiable judging")]
+#[command(
+    name = "verdict",
+    version,
+    about = "Hackathon submissions and calibrated, verifiable judging"
+)]
 struct Cli {
     #[command(flatten)]
     store: StoreConfig,
@@ -141,7 +145,9 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
         Command::Audit(AuditCmd::Verify) => {
             let db = open(&cli.store).await?;
             match audit::verify(&db.conn).await? {
-                audit::Verification::Intact { seq, hash } => println!("audit chain intact: head seq {seq} hash {hash}"),
+                audit::Verification::Intact { seq, hash } => {
+                    println!("audit chain intact: head seq {seq} hash {hash}")
+                }
                 audit::Verification::Broken { seq, reason } => {
                     println!("audit chain broken at seq {seq}: {reason}");
                     return Ok(ExitCode::FAILURE);
@@ -154,8 +160,14 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
 }
 
 async fn seed_demo(db: &Db) -> Result<(), AppError> {
-    if verdict::domain::event_by_slug(&db.conn, demo::SLUG).await.is_ok() {
-        println!("demo event {} is already here (credentials were printed on first start)", demo::SLUG);
+    if verdict::domain::event_by_slug(&db.conn, demo::SLUG)
+        .await
+        .is_ok()
+    {
+        println!(
+            "demo event {} is already here (credentials were printed on first start)",
+            demo::SLUG
+        );
         return Ok(());
     }
     let fixture = import::parse(demo::fixture(chrono::Utc::now()))?;
@@ -177,19 +189,29 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     if cfg.demo {
         seed_demo(&db).await?;
     }
-    let services = Services { db, bus: Bus::new(), limits: cfg.limits.clone(), tls_cookies: cfg.tls_cookies };
+    let services = Services {
+        db,
+        bus: Bus::new(),
+        limits: cfg.limits.clone(),
+        tls_cookies: cfg.tls_cookies,
+    };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let router = app::router(app::AppState { schema, services });
     let listener = tokio::net::TcpListener::bind(cfg.addr)
         .await
         .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;
-    let addr = listener.local_addr().map_err(|e| AppError::Internal(e.to_string()))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| AppError::Internal(e.to_string()))?;
     println!("verdict listening on http://{addr}");
     println!("  playground: http://{addr}/graphql");
-    axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| AppError::Internal(e.to_string()))
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.to_string()))
 }

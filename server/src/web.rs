@@ -10,7 +10,10 @@ const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-
 
 fn page(html: &'static str) -> Response {
     (
-        [(header::CONTENT_SECURITY_POLICY, CSP), (header::X_CONTENT_TYPE_OPTIONS, "nosniff")],
+        [
+            (header::CONTENT_SECURITY_POLICY, CSP),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
         Html(html),
     )
         .into_response()

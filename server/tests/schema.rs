@@ -35,9 +35,13 @@ fn every_field_declares_a_policy_and_every_policy_names_a_field() {
     let doc = parse_schema(verdict::graphql::sdl()).expect("the SDL parses");
     let mut fields = BTreeSet::new();
     for def in &doc.definitions {
-        let TypeSystemDefinition::Type(t) = def else { continue };
+        let TypeSystemDefinition::Type(t) = def else {
+            continue;
+        };
         let name = t.node.name.node.as_str();
-        let TypeKind::Object(obj) = &t.node.kind else { continue };
+        let TypeKind::Object(obj) = &t.node.kind else {
+            continue;
+        };
         if structural(name) {
             continue;
         }
@@ -45,7 +49,11 @@ fn every_field_declares_a_policy_and_every_policy_names_a_field() {
             fields.insert(format!("{name}.{}", f.node.name.node));
         }
     }
-    assert!(fields.len() > 50, "the walk found too few fields: {}", fields.len());
+    assert!(
+        fields.len() > 50,
+        "the walk found too few fields: {}",
+        fields.len()
+    );
     let missing: Vec<_> = fields
         .iter()
         .filter(|f| {
@@ -53,11 +61,17 @@ fn every_field_declares_a_policy_and_every_policy_names_a_field() {
             rule_of(t, n).is_none()
         })
         .collect();
-    assert!(missing.is_empty(), "fields without a declared policy: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "fields without a declared policy: {missing:?}"
+    );
     let stale: Vec<_> = FIELD_POLICIES
         .iter()
         .map(|(k, _)| *k)
         .filter(|k| !fields.contains(*k))
         .collect();
-    assert!(stale.is_empty(), "policies for fields that do not exist: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "policies for fields that do not exist: {stale:?}"
+    );
 }

@@ -22,7 +22,8 @@
 use chrono::{DateTime, Utc};
 use entity::{audit_event, audit_head};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 
 use crate::crypto::{canonical_json, sha256_fields, sha256_hex};

@@ -34,7 +34,9 @@ pub async fn sign_up<C: ConnectionTrait>(
     validate::password("password", pass)?;
     let display_name = validate::name("displayName", display_name, 100)?;
     if super::user_by_email(txn, &email).await?.is_some() {
-        return Err(AppError::conflict("an account with this email exists; log in instead"));
+        return Err(AppError::conflict(
+            "an account with this email exists; log in instead",
+        ));
     }
     let hash = password::hash(pass).map_err(AppError::Internal)?;
     let u = user::ActiveModel {
@@ -49,7 +51,11 @@ pub async fn sign_up<C: ConnectionTrait>(
     .insert(txn)
     .await?;
     let token = new_session(txn, u.id).await?;
-    audit::append(txn, Entry::new("user.signed_up", "user", &u.public_id).by(&u.public_id)).await?;
+    audit::append(
+        txn,
+        Entry::new("user.signed_up", "user", &u.public_id).by(&u.public_id),
+    )
+    .await?;
     Ok((u, token))
 }
 
@@ -71,7 +77,10 @@ async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<Str
 
 /// Refuses with RATE_LIMITED when `bucket` has `limit` failures in the current window.
 async fn check_throttle<C: ConnectionTrait>(db: &C, bucket: &str, limit: i32) -> AppResult<()> {
-    if let Some(row) = login_throttle::Entity::find_by_id(bucket.to_owned()).one(db).await? {
+    if let Some(row) = login_throttle::Entity::find_by_id(bucket.to_owned())
+        .one(db)
+        .await?
+    {
         let elapsed = (now() - row.window_start).num_seconds();
         if elapsed < THROTTLE_WINDOW_SECS && row.failures >= limit {
             return Err(AppError::RateLimited {
@@ -89,7 +98,10 @@ async fn record_failure(db: &DatabaseConnection, bucket: &str) -> AppResult<()> 
     use sea_orm::TransactionTrait;
     let txn = db.begin().await?;
     let t = now();
-    match login_throttle::Entity::find_by_id(bucket.to_owned()).one(&txn).await? {
+    match login_throttle::Entity::find_by_id(bucket.to_owned())
+        .one(&txn)
+        .await?
+    {
         Some(row) if (t - row.window_start).num_seconds() < THROTTLE_WINDOW_SECS => {
             let failures = row.failures + 1;
             let mut am = row.into_active_model();
@@ -143,9 +155,15 @@ pub async fn log_in(
         return Err(AppError::BadCredentials);
     };
     let txn = db.write().await?;
-    login_throttle::Entity::delete_by_id(buckets[0].clone()).exec(&txn).await?;
+    login_throttle::Entity::delete_by_id(buckets[0].clone())
+        .exec(&txn)
+        .await?;
     let token = new_session(&txn, u.id).await?;
-    audit::append(&txn, Entry::new("session.created", "user", &u.public_id).by(&u.public_id)).await?;
+    audit::append(
+        &txn,
+        Entry::new("session.created", "user", &u.public_id).by(&u.public_id),
+    )
+    .await?;
     txn.commit().await?;
     Ok((u, token))
 }
@@ -159,7 +177,11 @@ pub async fn log_out<C: ConnectionTrait>(txn: &C, actor: &Actor, session_id: i64
     let mut am = s.into_active_model();
     am.revoked_at = Set(Some(now()));
     am.update(txn).await?;
-    audit::append(txn, Entry::new("session.revoked", "user", actor.public_id()).by(actor.public_id())).await?;
+    audit::append(
+        txn,
+        Entry::new("session.revoked", "user", actor.public_id()).by(actor.public_id()),
+    )
+    .await?;
     Ok(())
 }
 
@@ -182,7 +204,10 @@ pub async fn authenticate(
         // Last use is kept to the minute, so a busy script does not write on every call.
         if tok.last_used_at.is_none_or(|l| (t - l).num_seconds() >= 60) {
             api_token::Entity::update_many()
-                .col_expr(api_token::Column::LastUsedAt, sea_orm::sea_query::Expr::value(t))
+                .col_expr(
+                    api_token::Column::LastUsedAt,
+                    sea_orm::sea_query::Expr::value(t),
+                )
                 .filter(api_token::Column::Id.eq(tok.id))
                 .exec(db)
                 .await?;
@@ -252,11 +277,18 @@ pub async fn revoke_api_token<C: ConnectionTrait>(
     let mut am = t.into_active_model();
     am.revoked_at = Set(Some(now()));
     let t = am.update(txn).await?;
-    audit::append(txn, Entry::new("api_token.revoked", "api_token", &t.public_id).by(actor.public_id())).await?;
+    audit::append(
+        txn,
+        Entry::new("api_token.revoked", "api_token", &t.public_id).by(actor.public_id()),
+    )
+    .await?;
     Ok(t)
 }
 
-pub async fn api_tokens<C: ConnectionTrait>(db: &C, user_id: i64) -> AppResult<Vec<api_token::Model>> {
+pub async fn api_tokens<C: ConnectionTrait>(
+    db: &C,
+    user_id: i64,
+) -> AppResult<Vec<api_token::Model>> {
     Ok(api_token::Entity::find()
         .filter(api_token::Column::UserId.eq(user_id))
         .order_by_asc(api_token::Column::Id)
@@ -292,12 +324,20 @@ pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult
             .await?
         }
     };
-    audit::append(txn, Entry::new("user.promoted_site_admin", "user", &u.public_id)).await?;
+    audit::append(
+        txn,
+        Entry::new("user.promoted_site_admin", "user", &u.public_id),
+    )
+    .await?;
     Ok(pass)
 }
 
 /// `verdict token mint`: a personal API token for an existing user.
-pub async fn mint_token<C: ConnectionTrait>(txn: &C, email: &str, label: &str) -> AppResult<String> {
+pub async fn mint_token<C: ConnectionTrait>(
+    txn: &C,
+    email: &str,
+    label: &str,
+) -> AppResult<String> {
     let email = validate::email("email", email)?;
     let u = super::user_by_email(txn, &email)
         .await?

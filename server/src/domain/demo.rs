@@ -5,8 +5,12 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
 const TRACKS: [&str; 3] = ["Climate & Energy", "Health", "Open Source Tools"];
-const FIRST: [&str; 12] = ["Ada", "Grace", "Alan", "Mei", "Olu", "Ravi", "Elif", "Lars", "Ana", "Kwame", "Ingrid", "Mateo"];
-const LAST: [&str; 8] = ["Lovelace", "Hopper", "Turing", "Nakamura", "Mensah", "Begay", "Rahman", "Petrov"];
+const FIRST: [&str; 12] = [
+    "Ada", "Grace", "Alan", "Mei", "Olu", "Ravi", "Elif", "Lars", "Ana", "Kwame", "Ingrid", "Mateo",
+];
+const LAST: [&str; 8] = [
+    "Lovelace", "Hopper", "Turing", "Nakamura", "Mensah", "Begay", "Rahman", "Petrov",
+];
 const IDEAS: [&str; 8] = [
     "a sensor kit for beekeepers",
     "carbon-aware CI scheduling",
@@ -31,7 +35,11 @@ fn iso(t: DateTime<Utc>) -> String {
 /// A `verdict.event.v1` fixture: 3 tracks, 8 teams of 3, 8 projects (6 submitted),
 /// 4 judges; the submission window is open for a week from `now`.
 pub fn fixture(now: DateTime<Utc>) -> Value {
-    let day = now.date_naive().and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+    let day = now
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap_or_default()
+        .and_utc();
     let open = day - Duration::days(2);
     let close = day + Duration::days(7);
     let mut people = vec![];
@@ -69,7 +77,9 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
     for j in 0..4 {
         let id = format!("usr_j{:02}", j + 1);
         people.push(json!({ "external_id": id, "email": format!("judge{}@demo.verdict.local", j + 1), "display_name": format!("Judge {}", LAST[(j + 3) % LAST.len()]) }));
-        judges.push(json!({ "external_id": format!("jdg_{:02}", j + 1), "person": id, "tracks": [] }));
+        judges.push(
+            json!({ "external_id": format!("jdg_{:02}", j + 1), "person": id, "tracks": [] }),
+        );
     }
     json!({
         "format": super::import::FORMAT,
@@ -101,17 +111,6 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn demo_fixture_is_valid_and_deterministic() {
-        let t = chrono::Utc::now();
-        let a = super::fixture(t);
-        assert_eq!(a, super::fixture(t));
-        super::super::import::parse(a).expect("demo fixture must pass the import checks");
-    }
-}
-
 /// Creates the demo organizer, judge and participant with fresh passwords (returned once)
 /// and gives them their roles in the demo event, with one audit entry.
 pub async fn seed_accounts<C: sea_orm::ConnectionTrait>(
@@ -129,7 +128,8 @@ pub async fn seed_accounts<C: sea_orm::ConnectionTrait>(
         (PARTICIPANT, Role::Participant, "Demo Participant"),
     ] {
         let pass = crate::crypto::random_string(16);
-        let hash = crate::crypto::password::hash(&pass).map_err(crate::error::AppError::Internal)?;
+        let hash =
+            crate::crypto::password::hash(&pass).map_err(crate::error::AppError::Internal)?;
         let u = user::ActiveModel {
             public_id: Set(crate::crypto::public_id("usr")),
             email: Set(email.to_owned()),
@@ -172,4 +172,15 @@ pub async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     )
     .await?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn demo_fixture_is_valid_and_deterministic() {
+        let t = chrono::Utc::now();
+        let a = super::fixture(t);
+        assert_eq!(a, super::fixture(t));
+        super::super::import::parse(a).expect("demo fixture must pass the import checks");
+    }
 }

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use entity::{event, membership, team_member, track};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
-    IntoActiveModel, PaginatorTrait, QueryFilter,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
+    PaginatorTrait, QueryFilter,
 };
 use serde_json::json;
 
@@ -32,11 +32,22 @@ pub struct EventFields {
 fn check_event(e: &event::ActiveModel) -> AppResult<()> {
     let get = |v: &sea_orm::ActiveValue<DateTime<Utc>>| v.clone().take();
     let getn = |v: &sea_orm::ActiveValue<Option<DateTime<Utc>>>| v.clone().take().flatten();
-    validate::window("submissionsClose", get(&e.submissions_open), get(&e.submissions_close))?;
-    validate::window("judgingClose", getn(&e.judging_open), getn(&e.judging_close))?;
+    validate::window(
+        "submissionsClose",
+        get(&e.submissions_open),
+        get(&e.submissions_close),
+    )?;
+    validate::window(
+        "judgingClose",
+        getn(&e.judging_open),
+        getn(&e.judging_close),
+    )?;
     validate::window("votingClose", getn(&e.voting_open), getn(&e.voting_close))?;
     if e.reviews_per_project.clone().take().unwrap_or(1) < 1 {
-        return Err(AppError::bad_input("reviewsPerProject", "must be at least 1"));
+        return Err(AppError::bad_input(
+            "reviewsPerProject",
+            "must be at least 1",
+        ));
     }
     if e.max_team_size.clone().take().unwrap_or(1) < 1 {
         return Err(AppError::bad_input("maxTeamSize", "must be at least 1"));
@@ -78,7 +89,11 @@ fn apply(am: &mut event::ActiveModel, f: EventFields) -> AppResult<()> {
     check_event(am)
 }
 
-async fn slug_taken<C: ConnectionTrait>(txn: &C, slug: &str, except: Option<i64>) -> AppResult<bool> {
+async fn slug_taken<C: ConnectionTrait>(
+    txn: &C,
+    slug: &str,
+    except: Option<i64>,
+) -> AppResult<bool> {
     let mut q = event::Entity::find().filter(event::Column::Slug.eq(slug));
     if let Some(id) = except {
         q = q.filter(event::Column::Id.ne(id));
@@ -93,7 +108,9 @@ pub async fn create_event<C: ConnectionTrait>(
     f: EventFields,
 ) -> AppResult<event::Model> {
     if !actor.user.is_site_admin {
-        return Err(AppError::forbidden("only site administrators create events"));
+        return Err(AppError::forbidden(
+            "only site administrators create events",
+        ));
     }
     let slug = validate::slug("slug", f.slug.as_deref().unwrap_or_default())?;
     let external_id = match &f.external_id {
@@ -101,7 +118,10 @@ pub async fn create_event<C: ConnectionTrait>(
         None => format!("evt_{slug}"),
     };
     let (Some(open), Some(close)) = (f.submissions_open, f.submissions_close) else {
-        return Err(AppError::bad_input("submissionsOpen", "the submission window is required"));
+        return Err(AppError::bad_input(
+            "submissionsOpen",
+            "the submission window is required",
+        ));
     };
     if slug_taken(txn, &slug, None).await? {
         return Err(AppError::conflict("an event with this slug exists"));
@@ -131,7 +151,14 @@ pub async fn create_event<C: ConnectionTrait>(
         ..Default::default()
     };
     let name = f.name.clone().unwrap_or_default();
-    apply(&mut am, EventFields { slug: None, name: Some(name), ..f })?;
+    apply(
+        &mut am,
+        EventFields {
+            slug: None,
+            name: Some(name),
+            ..f
+        },
+    )?;
     let e = am.insert(txn).await?;
     insert_membership(txn, actor.user.id, e.id, Role::Organizer, None, "[]").await?;
     audit::append(
@@ -223,7 +250,11 @@ async fn find_membership<C: ConnectionTrait>(
 }
 
 /// Nobody judges an event in which they are on a team.
-pub async fn check_can_judge<C: ConnectionTrait>(txn: &C, user_id: i64, event_id: i64) -> AppResult<()> {
+pub async fn check_can_judge<C: ConnectionTrait>(
+    txn: &C,
+    user_id: i64,
+    event_id: i64,
+) -> AppResult<()> {
     let on_team = team_member::Entity::find()
         .filter(team_member::Column::UserId.eq(user_id))
         .filter(team_member::Column::EventId.eq(event_id))
@@ -254,9 +285,12 @@ pub async fn grant_role<C: ConnectionTrait>(
         .map(|x| validate::external_id("externalId", &x))
         .transpose()?;
     lock_event(txn, e.id).await?;
-    let u = super::user_by_email(txn, &email)
-        .await?
-        .ok_or_else(|| AppError::bad_input("email", "no account has this email; ask them to sign up first"))?;
+    let u = super::user_by_email(txn, &email).await?.ok_or_else(|| {
+        AppError::bad_input(
+            "email",
+            "no account has this email; ask them to sign up first",
+        )
+    })?;
     if find_membership(txn, u.id, e.id, role).await?.is_some() {
         return Err(AppError::conflict("this person already holds this role"));
     }
@@ -267,7 +301,9 @@ pub async fn grant_role<C: ConnectionTrait>(
             let tr = super::find_track(txn, t, Some(e.id))
                 .await?
                 .filter(|tr| tr.event_id == e.id)
-                .ok_or_else(|| AppError::bad_input("tracks", format!("no track {t} in this event")))?;
+                .ok_or_else(|| {
+                    AppError::bad_input("tracks", format!("no track {t} in this event"))
+                })?;
             track_ids.push(tr.id);
         }
     } else if !tracks.is_empty() {
@@ -282,7 +318,9 @@ pub async fn grant_role<C: ConnectionTrait>(
             .await?
             > 0
     {
-        return Err(AppError::conflict("this external id is taken in this event"));
+        return Err(AppError::conflict(
+            "this external id is taken in this event",
+        ));
     }
     let m = insert_membership(
         txn,
@@ -328,7 +366,9 @@ pub async fn revoke_role<C: ConnectionTrait>(
             .count(txn)
             .await?;
         if organizers <= 1 {
-            return Err(AppError::conflict("the last organizer of an event cannot be removed"));
+            return Err(AppError::conflict(
+                "the last organizer of an event cannot be removed",
+            ));
         }
     }
     membership::Entity::delete_by_id(m.id).exec(txn).await?;
@@ -349,8 +389,13 @@ pub async fn register<C: ConnectionTrait>(
     actor: &Actor,
     e: &event::Model,
 ) -> AppResult<membership::Model> {
-    if find_membership(txn, actor.user.id, e.id, Role::Participant).await?.is_some() {
-        return Err(AppError::conflict("you are already registered for this event"));
+    if find_membership(txn, actor.user.id, e.id, Role::Participant)
+        .await?
+        .is_some()
+    {
+        return Err(AppError::conflict(
+            "you are already registered for this event",
+        ));
     }
     let m = insert_membership(txn, actor.user.id, e.id, Role::Participant, None, "[]").await?;
     audit::append(
@@ -383,7 +428,9 @@ pub async fn create_track<C: ConnectionTrait>(
         .await?
         > 0
     {
-        return Err(AppError::conflict("a track with this external id exists in this event"));
+        return Err(AppError::conflict(
+            "a track with this external id exists in this event",
+        ));
     }
     let t = track::ActiveModel {
         public_id: Set(public_id("trk")),

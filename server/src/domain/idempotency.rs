@@ -3,7 +3,9 @@
 //! is a CONFLICT. The key is recorded in the mutation's own transaction.
 
 use entity::idempotency_key;
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
+};
 
 use super::{Actor, now};
 use crate::crypto::{canonical_json, sha256_hex};
@@ -17,10 +19,17 @@ pub struct Key {
 }
 
 impl Key {
-    pub fn new(key: Option<String>, operation: &'static str, input: &serde_json::Value) -> AppResult<Option<Key>> {
+    pub fn new(
+        key: Option<String>,
+        operation: &'static str,
+        input: &serde_json::Value,
+    ) -> AppResult<Option<Key>> {
         let Some(key) = key else { return Ok(None) };
         if key.is_empty() || key.len() > 200 {
-            return Err(AppError::bad_input("idempotencyKey", "must be 1-200 characters"));
+            return Err(AppError::bad_input(
+                "idempotencyKey",
+                "must be 1-200 characters",
+            ));
         }
         Ok(Some(Key {
             key,
@@ -31,7 +40,11 @@ impl Key {
 }
 
 /// The stored result of an earlier identical request, if any.
-pub async fn replay<C: ConnectionTrait>(txn: &C, actor: &Actor, key: &Key) -> AppResult<Option<String>> {
+pub async fn replay<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    key: &Key,
+) -> AppResult<Option<String>> {
     let found = idempotency_key::Entity::find()
         .filter(idempotency_key::Column::ActorUserId.eq(actor.user.id))
         .filter(idempotency_key::Column::Key.eq(&key.key))
@@ -39,14 +52,21 @@ pub async fn replay<C: ConnectionTrait>(txn: &C, actor: &Actor, key: &Key) -> Ap
         .await?;
     match found {
         None => Ok(None),
-        Some(row) if row.operation == key.operation && row.request_digest == key.digest => Ok(Some(row.response)),
+        Some(row) if row.operation == key.operation && row.request_digest == key.digest => {
+            Ok(Some(row.response))
+        }
         Some(_) => Err(AppError::conflict(
             "this idempotency key was used with a different request",
         )),
     }
 }
 
-pub async fn record<C: ConnectionTrait>(txn: &C, actor: &Actor, key: &Key, response: &str) -> AppResult<()> {
+pub async fn record<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    key: &Key,
+    response: &str,
+) -> AppResult<()> {
     idempotency_key::ActiveModel {
         actor_user_id: Set(actor.user.id),
         key: Set(key.key.clone()),

@@ -12,7 +12,9 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use entity::{event, membership, project, team, team_member, track, user};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
+};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -145,7 +147,13 @@ pub struct ImportCounts {
 
 impl ImportCounts {
     pub fn total(&self) -> i32 {
-        self.events + self.tracks + self.people + self.memberships + self.teams + self.team_members + self.projects
+        self.events
+            + self.tracks
+            + self.people
+            + self.memberships
+            + self.teams
+            + self.team_members
+            + self.projects
     }
 }
 
@@ -165,9 +173,13 @@ fn unique<'a>(kind: &str, ids: impl Iterator<Item = &'a str>) -> AppResult<()> {
 
 /// Parses a fixture from JSON, naming the problem when it does not fit the format.
 pub fn parse(value: serde_json::Value) -> AppResult<Fixture> {
-    let f: Fixture = serde_json::from_value(value).map_err(|e| AppError::bad_input("fixture", e.to_string()))?;
+    let f: Fixture =
+        serde_json::from_value(value).map_err(|e| AppError::bad_input("fixture", e.to_string()))?;
     if f.format != FORMAT {
-        return Err(AppError::bad_input("fixture", format!("format must be {FORMAT:?}")));
+        return Err(AppError::bad_input(
+            "fixture",
+            format!("format must be {FORMAT:?}"),
+        ));
     }
     check(&f)?;
     Ok(f)
@@ -180,11 +192,19 @@ fn check(f: &Fixture) -> AppResult<()> {
     validate::external_id("event.external_id", &e.external_id).map_err(|m| row_err(&row, m))?;
     validate::slug("event.slug", &e.slug).map_err(|m| row_err(&row, m))?;
     validate::name("event.name", &e.name, validate::NAME_MAX).map_err(|m| row_err(&row, m))?;
-    validate::window("submissions", Some(e.submissions_open), Some(e.submissions_close)).map_err(|m| row_err(&row, m))?;
+    validate::window(
+        "submissions",
+        Some(e.submissions_open),
+        Some(e.submissions_close),
+    )
+    .map_err(|m| row_err(&row, m))?;
     validate::window("judging", e.judging_open, e.judging_close).map_err(|m| row_err(&row, m))?;
     validate::window("voting", e.voting_open, e.voting_close).map_err(|m| row_err(&row, m))?;
     if e.reviews_per_project < 1 || e.max_team_size < 1 {
-        return Err(row_err(&row, "reviews_per_project and max_team_size must be at least 1"));
+        return Err(row_err(
+            &row,
+            "reviews_per_project and max_team_size must be at least 1",
+        ));
     }
     unique("track", f.tracks.iter().map(|t| t.external_id.as_str()))?;
     unique("person", f.people.iter().map(|t| t.external_id.as_str()))?;
@@ -202,7 +222,8 @@ fn check(f: &Fixture) -> AppResult<()> {
         validate::name("display_name", &p.display_name, 100).map_err(|m| row_err(&r, m))?;
     }
     for t in &f.tracks {
-        validate::name("name", &t.name, validate::NAME_MAX).map_err(|m| row_err(format!("track {}", t.external_id), m))?;
+        validate::name("name", &t.name, validate::NAME_MAX)
+            .map_err(|m| row_err(format!("track {}", t.external_id), m))?;
     }
     let people: HashSet<&str> = f.people.iter().map(|p| p.external_id.as_str()).collect();
     let tracks: HashSet<&str> = f.tracks.iter().map(|p| p.external_id.as_str()).collect();
@@ -217,7 +238,10 @@ fn check(f: &Fixture) -> AppResult<()> {
         let r = format!("team {}", t.external_id);
         validate::name("name", &t.name, validate::NAME_MAX).map_err(|m| row_err(&r, m))?;
         if t.members.len() > e.max_team_size as usize {
-            return Err(row_err(&r, format!("more than {} members", e.max_team_size)));
+            return Err(row_err(
+                &r,
+                format!("more than {} members", e.max_team_size),
+            ));
         }
         for m in &t.members {
             if !people.contains(m.as_str()) {
@@ -234,7 +258,10 @@ fn check(f: &Fixture) -> AppResult<()> {
             return Err(row_err(&r, format!("unknown person {}", j.person)));
         }
         if let Some(t) = on_team.get(j.person.as_str()) {
-            return Err(row_err(&r, format!("{} is on team {t} and cannot judge", j.person)));
+            return Err(row_err(
+                &r,
+                format!("{} is on team {t} and cannot judge", j.person),
+            ));
         }
         for t in &j.tracks {
             if !tracks.contains(t.as_str()) {
@@ -254,19 +281,23 @@ fn check(f: &Fixture) -> AppResult<()> {
         validate::name("title", &p.title, validate::TITLE_MAX).map_err(|m| row_err(&r, m))?;
         validate::text("tagline", &p.tagline, validate::TAGLINE_MAX).map_err(|m| row_err(&r, m))?;
         validate::text("summary", &p.summary, validate::SUMMARY_MAX).map_err(|m| row_err(&r, m))?;
-        validate::text("description", &p.description, validate::DESCRIPTION_MAX).map_err(|m| row_err(&r, m))?;
+        validate::text("description", &p.description, validate::DESCRIPTION_MAX)
+            .map_err(|m| row_err(&r, m))?;
         validate::url("repo_url", &p.repo_url).map_err(|m| row_err(&r, m))?;
         validate::url("demo_url", &p.demo_url).map_err(|m| row_err(&r, m))?;
         validate::tags("tags", &p.tags).map_err(|m| row_err(&r, m))?;
         match (p.status.as_str(), p.submitted_at) {
-            ("submitted", Some(_)) | ("draft", None) | ("withdrawn", None) => {}
-            ("submitted", None) => return Err(row_err(&r, "a submitted project needs submitted_at")),
-            ("draft" | "withdrawn", Some(_)) => return Err(row_err(&r, "only submitted projects have submitted_at")),
+            ("submitted", Some(_)) | ("draft", None) | ("withdrawn", _) => {}
+            ("submitted", None) => {
+                return Err(row_err(&r, "a submitted project needs submitted_at"));
+            }
+            ("draft", Some(_)) => return Err(row_err(&r, "a draft has no submitted_at")),
             (s, _) => return Err(row_err(&r, format!("unknown status {s:?}"))),
         }
         project_status.insert(p.external_id.as_str(), p.status.as_str());
     }
-    let criteria: HashMap<&str, &FxCriterion> = f.criteria.iter().map(|c| (c.key.as_str(), c)).collect();
+    let criteria: HashMap<&str, &FxCriterion> =
+        f.criteria.iter().map(|c| (c.key.as_str(), c)).collect();
     for c in &f.criteria {
         let r = format!("criterion {}", c.key);
         if !(c.weight > 0.0 && c.weight.is_finite()) || c.min >= c.max {
@@ -287,9 +318,14 @@ fn check(f: &Fixture) -> AppResult<()> {
             return Err(row_err(&r, "a judge reviews a project once"));
         }
         for (k, v) in &rv.scores {
-            let c = criteria.get(k.as_str()).ok_or_else(|| row_err(&r, format!("unknown criterion {k}")))?;
+            let c = criteria
+                .get(k.as_str())
+                .ok_or_else(|| row_err(&r, format!("unknown criterion {k}")))?;
             if *v < c.min as i64 || *v > c.max as i64 {
-                return Err(row_err(&r, format!("score {v} for {k} is outside {}..{}", c.min, c.max)));
+                return Err(row_err(
+                    &r,
+                    format!("score {v} for {k} is outside {}..{}", c.min, c.max),
+                ));
             }
         }
         if rv.scores.len() != criteria.len() {
@@ -300,15 +336,31 @@ fn check(f: &Fixture) -> AppResult<()> {
 }
 
 /// Writes the fixture inside `txn` and appends one `event.imported` audit entry.
-pub async fn import<C: ConnectionTrait>(txn: &C, actor: &str, f: &Fixture) -> AppResult<(event::Model, ImportCounts)> {
+pub async fn import<C: ConnectionTrait>(
+    txn: &C,
+    actor: &str,
+    f: &Fixture,
+) -> AppResult<(event::Model, ImportCounts)> {
     let mut n = ImportCounts::default();
     let t0 = now();
     let fe = &f.event;
-    let ev = match event::Entity::find().filter(event::Column::ExternalId.eq(&fe.external_id)).one(txn).await? {
+    let ev = match event::Entity::find()
+        .filter(event::Column::ExternalId.eq(&fe.external_id))
+        .one(txn)
+        .await?
+    {
         Some(e) => e,
         None => {
-            if event::Entity::find().filter(event::Column::Slug.eq(&fe.slug)).one(txn).await?.is_some() {
-                return Err(row_err(format!("event {}", fe.external_id), "another event has this slug"));
+            if event::Entity::find()
+                .filter(event::Column::Slug.eq(&fe.slug))
+                .one(txn)
+                .await?
+                .is_some()
+            {
+                return Err(row_err(
+                    format!("event {}", fe.external_id),
+                    "another event has this slug",
+                ));
             }
             n.events += 1;
             event::ActiveModel {
@@ -384,9 +436,19 @@ pub async fn import<C: ConnectionTrait>(txn: &C, actor: &str, f: &Fixture) -> Ap
         user_ids.insert(p.external_id.as_str(), id);
     }
 
-    let memberships = membership::Entity::find().filter(membership::Column::EventId.eq(ev.id)).all(txn).await?;
-    let has_role = |uid: i64, role: Role| memberships.iter().any(|m| m.user_id == uid && m.role == role.as_str());
-    let members_now = team_member::Entity::find().filter(team_member::Column::EventId.eq(ev.id)).all(txn).await?;
+    let memberships = membership::Entity::find()
+        .filter(membership::Column::EventId.eq(ev.id))
+        .all(txn)
+        .await?;
+    let has_role = |uid: i64, role: Role| {
+        memberships
+            .iter()
+            .any(|m| m.user_id == uid && m.role == role.as_str())
+    };
+    let members_now = team_member::Entity::find()
+        .filter(team_member::Column::EventId.eq(ev.id))
+        .all(txn)
+        .await?;
     for o in &f.organizers {
         let uid = user_ids[o.as_str()];
         if !has_role(uid, Role::Organizer) {
@@ -397,13 +459,24 @@ pub async fn import<C: ConnectionTrait>(txn: &C, actor: &str, f: &Fixture) -> Ap
     for j in &f.judges {
         let uid = user_ids[j.person.as_str()];
         if members_now.iter().any(|m| m.user_id == uid) {
-            return Err(row_err(format!("judge {}", j.external_id), "this person is on a team in this event"));
+            return Err(row_err(
+                format!("judge {}", j.external_id),
+                "this person is on a team in this event",
+            ));
         }
         if !has_role(uid, Role::Judge) {
             n.memberships += 1;
             let tracks: Vec<i64> = j.tracks.iter().map(|t| track_ids[t.as_str()]).collect();
             let tracks = serde_json::to_string(&tracks).unwrap_or_else(|_| "[]".into());
-            insert_membership(txn, uid, ev.id, Role::Judge, Some(j.external_id.clone()), &tracks).await?;
+            insert_membership(
+                txn,
+                uid,
+                ev.id,
+                Role::Judge,
+                Some(j.external_id.clone()),
+                &tracks,
+            )
+            .await?;
         }
     }
 
@@ -445,11 +518,19 @@ pub async fn import<C: ConnectionTrait>(txn: &C, actor: &str, f: &Fixture) -> Ap
         for m in &t.members {
             let uid = user_ids[m.as_str()];
             if judge_users.contains(&uid) {
-                return Err(row_err(&r, format!("{m} judges this event and cannot be on a team")));
+                return Err(row_err(
+                    &r,
+                    format!("{m} judges this event and cannot be on a team"),
+                ));
             }
             match members_now.iter().find(|tm| tm.user_id == uid) {
                 Some(tm) if tm.team_id == id => continue,
-                Some(_) => return Err(row_err(&r, format!("{m} is already on another team in this event"))),
+                Some(_) => {
+                    return Err(row_err(
+                        &r,
+                        format!("{m} is already on another team in this event"),
+                    ));
+                }
                 None => {}
             }
             if !has_role(uid, Role::Participant) {

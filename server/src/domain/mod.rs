@@ -105,7 +105,9 @@ impl Access {
     /// Can this user see `p` at all? Submitted projects are public; drafts and withdrawn
     /// projects belong to their team and the organizers.
     pub fn can_see_project(&self, p: &project::Model) -> bool {
-        p.status == "submitted" || self.on_team(p.event_id, p.team_id) || self.is_organizer(p.event_id)
+        p.status == "submitted"
+            || self.on_team(p.event_id, p.team_id)
+            || self.is_organizer(p.event_id)
     }
 }
 
@@ -148,7 +150,9 @@ pub async fn require_organizer<C: ConnectionTrait>(
     {
         Ok(())
     } else {
-        Err(AppError::forbidden("only the event's organizers may do this"))
+        Err(AppError::forbidden(
+            "only the event's organizers may do this",
+        ))
     }
 }
 
@@ -202,7 +206,11 @@ macro_rules! resolver {
                 1 => Ok(rows.pop()),
                 _ => Err(AppError::bad_input(
                     "id",
-                    concat!("this external id names more than one ", $what, "; use its id"),
+                    concat!(
+                        "this external id names more than one ",
+                        $what,
+                        "; use its id"
+                    ),
                 )),
             }
         }
@@ -227,10 +235,14 @@ pub async fn user_by_email<C: ConnectionTrait>(
 /// server clock, inside the transaction.
 pub fn require_submissions_open(e: &event::Model, at: DateTime<Utc>) -> AppResult<()> {
     if at < e.submissions_open {
-        return Err(AppError::WindowClosed("submissions are not open yet".into()));
+        return Err(AppError::WindowClosed(
+            "submissions are not open yet".into(),
+        ));
     }
     if at >= e.submissions_close {
-        return Err(AppError::WindowClosed("the submission deadline has passed".into()));
+        return Err(AppError::WindowClosed(
+            "the submission deadline has passed".into(),
+        ));
     }
     Ok(())
 }

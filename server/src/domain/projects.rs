@@ -56,7 +56,11 @@ async fn apply<C: ConnectionTrait>(
         am.summary = Set(validate::text("summary", &v, validate::SUMMARY_MAX)?);
     }
     if let Some(v) = f.description {
-        am.description = Set(validate::text("description", &v, validate::DESCRIPTION_MAX)?);
+        am.description = Set(validate::text(
+            "description",
+            &v,
+            validate::DESCRIPTION_MAX,
+        )?);
     }
     if let Some(v) = f.repo_url {
         am.repo_url = Set(validate::url("repoUrl", &v)?);
@@ -164,7 +168,9 @@ pub async fn update_project<C: ConnectionTrait>(
 ) -> AppResult<project::Model> {
     let (p, e) = for_team_write(txn, actor, id).await?;
     if p.status == "withdrawn" {
-        return Err(AppError::conflict("a withdrawn project cannot be edited; submit it again first"));
+        return Err(AppError::conflict(
+            "a withdrawn project cannot be edited; submit it again first",
+        ));
     }
     let changed = f.changed();
     let mut am = p.into_active_model();
@@ -195,15 +201,23 @@ async fn set_status<C: ConnectionTrait>(
         _ => from == "submitted",
     };
     if !allowed {
-        return Err(AppError::conflict(format!("a {from} project cannot become {to}")));
+        return Err(AppError::conflict(format!(
+            "a {from} project cannot become {to}"
+        )));
     }
     let t = now();
     let mut am = p.into_active_model();
     am.status = Set(to.to_owned());
-    am.submitted_at = Set((to == "submitted").then_some(t));
+    if to == "submitted" {
+        am.submitted_at = Set(Some(t));
+    }
     am.updated_at = Set(t);
     let p = am.update(txn).await?;
-    let action = if to == "submitted" { "project.submitted" } else { "project.withdrawn" };
+    let action = if to == "submitted" {
+        "project.submitted"
+    } else {
+        "project.withdrawn"
+    };
     audit::append(
         txn,
         Entry::new(action, "project", &p.public_id)
@@ -215,11 +229,19 @@ async fn set_status<C: ConnectionTrait>(
     Ok(p)
 }
 
-pub async fn submit_project<C: ConnectionTrait>(txn: &C, actor: &Actor, id: &str) -> AppResult<project::Model> {
+pub async fn submit_project<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    id: &str,
+) -> AppResult<project::Model> {
     set_status(txn, actor, id, "submitted").await
 }
 
 /// Withdrawal is a status change, never a delete.
-pub async fn withdraw_project<C: ConnectionTrait>(txn: &C, actor: &Actor, id: &str) -> AppResult<project::Model> {
+pub async fn withdraw_project<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    id: &str,
+) -> AppResult<project::Model> {
     set_status(txn, actor, id, "withdrawn").await
 }

@@ -28,7 +28,9 @@ pub async fn create_team<C: ConnectionTrait>(
     let organizer = actor.user.is_site_admin || roles.contains(&Role::Organizer);
     let joins = roles.contains(&Role::Participant) && !organizer;
     if !organizer && !joins {
-        return Err(AppError::forbidden("register for this event before creating a team"));
+        return Err(AppError::forbidden(
+            "register for this event before creating a team",
+        ));
     }
     if joins {
         lock_event(txn, e.id).await?;
@@ -60,9 +62,18 @@ pub async fn create_team<C: ConnectionTrait>(
 }
 
 /// One team per person per event, and no judge of the event on a team.
-async fn check_free_to_join<C: ConnectionTrait>(txn: &C, user_id: i64, event_id: i64) -> AppResult<()> {
-    if roles_in(txn, user_id, event_id).await?.contains(&Role::Judge) {
-        return Err(AppError::conflict("judges of an event cannot be on one of its teams"));
+async fn check_free_to_join<C: ConnectionTrait>(
+    txn: &C,
+    user_id: i64,
+    event_id: i64,
+) -> AppResult<()> {
+    if roles_in(txn, user_id, event_id)
+        .await?
+        .contains(&Role::Judge)
+    {
+        return Err(AppError::conflict(
+            "judges of an event cannot be on one of its teams",
+        ));
     }
     let already = team_member::Entity::find()
         .filter(team_member::Column::UserId.eq(user_id))
@@ -78,8 +89,16 @@ async fn check_free_to_join<C: ConnectionTrait>(txn: &C, user_id: i64, event_id:
 
 /// Adds `user_id` to `t` if there is room. The team row is locked first, so two
 /// simultaneous joins cannot both take the last place.
-async fn add_with_room<C: ConnectionTrait>(txn: &C, t: &team::Model, e: &event::Model, user_id: i64) -> AppResult<()> {
-    team::Entity::find_by_id(t.id).lock_exclusive().one(txn).await?;
+async fn add_with_room<C: ConnectionTrait>(
+    txn: &C,
+    t: &team::Model,
+    e: &event::Model,
+    user_id: i64,
+) -> AppResult<()> {
+    team::Entity::find_by_id(t.id)
+        .lock_exclusive()
+        .one(txn)
+        .await?;
     check_free_to_join(txn, user_id, e.id).await?;
     let size = team_member::Entity::find()
         .filter(team_member::Column::TeamId.eq(t.id))
@@ -94,7 +113,11 @@ async fn add_with_room<C: ConnectionTrait>(txn: &C, t: &team::Model, e: &event::
     insert_member(txn, t, user_id).await
 }
 
-async fn insert_member<C: ConnectionTrait>(txn: &C, t: &team::Model, user_id: i64) -> AppResult<()> {
+async fn insert_member<C: ConnectionTrait>(
+    txn: &C,
+    t: &team::Model,
+    user_id: i64,
+) -> AppResult<()> {
     team_member::ActiveModel {
         event_id: Set(t.event_id),
         team_id: Set(t.id),
@@ -108,15 +131,24 @@ async fn insert_member<C: ConnectionTrait>(txn: &C, t: &team::Model, user_id: i6
 }
 
 /// A registered participant joins a team with its invite code.
-pub async fn join_team<C: ConnectionTrait>(txn: &C, actor: &Actor, invite_code: &str) -> AppResult<team::Model> {
+pub async fn join_team<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    invite_code: &str,
+) -> AppResult<team::Model> {
     let t = team::Entity::find()
         .filter(team::Column::InviteCode.eq(invite_code.trim()))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("team"))?;
     let e = lock_event(txn, t.event_id).await?;
-    if !roles_in(txn, actor.user.id, e.id).await?.contains(&Role::Participant) {
-        return Err(AppError::forbidden("register for this event before joining a team"));
+    if !roles_in(txn, actor.user.id, e.id)
+        .await?
+        .contains(&Role::Participant)
+    {
+        return Err(AppError::forbidden(
+            "register for this event before joining a team",
+        ));
     }
     add_with_room(txn, &t, &e, actor.user.id).await?;
     audit::append(
@@ -142,7 +174,10 @@ pub async fn add_team_member<C: ConnectionTrait>(
     let u = super::user_by_email(txn, &email)
         .await?
         .ok_or_else(|| AppError::bad_input("email", "no account has this email"))?;
-    if !roles_in(txn, u.id, e.id).await?.contains(&Role::Participant) {
+    if !roles_in(txn, u.id, e.id)
+        .await?
+        .contains(&Role::Participant)
+    {
         super::events::insert_membership(txn, u.id, e.id, Role::Participant, None, "[]").await?;
     }
     add_with_room(txn, t, &e, u.id).await?;

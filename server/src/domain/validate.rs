@@ -38,8 +38,14 @@ pub fn text(field: &str, raw: &str, max: usize) -> AppResult<String> {
             format!("must be at most {max} characters"),
         ));
     }
-    if raw.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
-        return Err(AppError::bad_input(field, "must not contain control characters"));
+    if raw
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
+    {
+        return Err(AppError::bad_input(
+            field,
+            "must not contain control characters",
+        ));
     }
     Ok(raw.to_owned())
 }
@@ -51,7 +57,10 @@ pub fn url(field: &str, raw: &str) -> AppResult<String> {
         return Ok(String::new());
     }
     if s.len() > 2000 {
-        return Err(AppError::bad_input(field, "must be at most 2000 characters"));
+        return Err(AppError::bad_input(
+            field,
+            "must be at most 2000 characters",
+        ));
     }
     match url::Url::parse(s) {
         Ok(u) if (u.scheme() == "http" || u.scheme() == "https") && u.host().is_some() => {
@@ -151,7 +160,10 @@ mod tests {
 
     #[test]
     fn email_is_normalized_and_checked() {
-        assert_eq!(email("email", " Ada@Example.ORG ").unwrap(), "ada@example.org");
+        assert_eq!(
+            email("email", " Ada@Example.ORG ").unwrap(),
+            "ada@example.org"
+        );
         assert_eq!(field_of(email("email", "nope").unwrap_err()), "email");
     }
 
@@ -159,8 +171,14 @@ mod tests {
     fn urls_must_be_http() {
         assert!(url("repoUrl", "https://git.example.org/x").is_ok());
         assert_eq!(url("repoUrl", "").unwrap(), "");
-        assert_eq!(field_of(url("repoUrl", "javascript:alert(1)").unwrap_err()), "repoUrl");
-        assert_eq!(field_of(url("demoUrl", "ftp://x.org").unwrap_err()), "demoUrl");
+        assert_eq!(
+            field_of(url("repoUrl", "javascript:alert(1)").unwrap_err()),
+            "repoUrl"
+        );
+        assert_eq!(
+            field_of(url("demoUrl", "ftp://x.org").unwrap_err()),
+            "demoUrl"
+        );
     }
 
     #[test]
@@ -171,7 +189,10 @@ mod tests {
         let eleven: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
         assert!(tags("tags", &eleven).is_err());
         assert!(tags("tags", &["x".repeat(33)]).is_err());
-        assert_eq!(tags("tags", &["Rust".into(), "rust".into()]).unwrap(), vec!["rust"]);
+        assert_eq!(
+            tags("tags", &["Rust".into(), "rust".into()]).unwrap(),
+            vec!["rust"]
+        );
     }
 
     #[test]

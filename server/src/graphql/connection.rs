@@ -2,7 +2,9 @@
 
 use async_graphql::connection::{Connection, Edge, EmptyFields};
 use async_graphql::{Context, SimpleObject};
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select};
+use sea_orm::{
+    ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select,
+};
 
 use super::context::{CtxExt, ResultExt};
 use crate::error::AppError;
@@ -58,8 +60,14 @@ where
         .gql(ctx)?;
     let has_next = rows.len() as u64 > limit;
     rows.truncate(limit as usize);
-    let mut conn = Connection::with_additional_fields(after != i64::MIN, has_next, Totals { total_count: total });
-    conn.edges
-        .extend(rows.into_iter().map(|r| Edge::new(cursor(key_of(&r)), node(r))));
+    let mut conn = Connection::with_additional_fields(
+        after != i64::MIN,
+        has_next,
+        Totals { total_count: total },
+    );
+    conn.edges.extend(
+        rows.into_iter()
+            .map(|r| Edge::new(cursor(key_of(&r)), node(r))),
+    );
     Ok(conn)
 }

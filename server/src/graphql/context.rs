@@ -23,8 +23,17 @@ pub struct RequestCtx {
 }
 
 impl RequestCtx {
-    pub fn new(request_id: String, client: String, caller: Option<(user::Model, Credential)>) -> Self {
-        RequestCtx { request_id, client, caller, access: Mutex::new(None) }
+    pub fn new(
+        request_id: String,
+        client: String,
+        caller: Option<(user::Model, Credential)>,
+    ) -> Self {
+        RequestCtx {
+            request_id,
+            client,
+            caller,
+            access: Mutex::new(None),
+        }
     }
 
     pub fn user(&self) -> Option<&user::Model> {
@@ -82,7 +91,9 @@ static ANONYMOUS: std::sync::LazyLock<RequestCtx> =
 
 impl CtxExt for Context<'_> {
     fn rc(&self) -> &RequestCtx {
-        self.data_opt::<Arc<RequestCtx>>().map(|a| a.as_ref()).unwrap_or(&ANONYMOUS)
+        self.data_opt::<Arc<RequestCtx>>()
+            .map(|a| a.as_ref())
+            .unwrap_or(&ANONYMOUS)
     }
     fn services(&self) -> &Services {
         // The schema is always built with its services (see `graphql::schema`).
@@ -99,7 +110,10 @@ impl CtxExt for Context<'_> {
         match first {
             None => Ok(20.min(max) as u64),
             Some(n) if n >= 0 && (n as usize) <= max => Ok(n as u64),
-            Some(_) => Err(self.err(AppError::bad_input("first", format!("must be between 0 and {max}")))),
+            Some(_) => Err(self.err(AppError::bad_input(
+                "first",
+                format!("must be between 0 and {max}"),
+            ))),
         }
     }
 }

@@ -36,10 +36,23 @@ mod tests {
     fn ext(err: AppError) -> (String, async_graphql::Value, String) {
         let e = to_graphql(err, "req-1");
         let ext = e.extensions.clone().unwrap_or_default();
-        let code = ext.get("code").cloned().unwrap_or(async_graphql::Value::Null);
-        (code.to_string(), async_graphql::Value::Object(
-            ext.get("field").map(|f| [(async_graphql::Name::new("field"), f.clone())].into_iter().collect()).unwrap_or_default(),
-        ), e.message)
+        let code = ext
+            .get("code")
+            .cloned()
+            .unwrap_or(async_graphql::Value::Null);
+        (
+            code.to_string(),
+            async_graphql::Value::Object(
+                ext.get("field")
+                    .map(|f| {
+                        [(async_graphql::Name::new("field"), f.clone())]
+                            .into_iter()
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
+            e.message,
+        )
     }
 
     #[test]
@@ -54,7 +67,10 @@ mod tests {
             (AppError::RateLimited { retry_after: 7 }, "RATE_LIMITED"),
             (AppError::TooComplex("x".into()), "QUERY_TOO_COMPLEX"),
             (AppError::Internal("secret detail".into()), "INTERNAL"),
-            (AppError::Db(sea_orm::DbErr::Custom("password=hunter2".into())), "INTERNAL"),
+            (
+                AppError::Db(sea_orm::DbErr::Custom("password=hunter2".into())),
+                "INTERNAL",
+            ),
         ];
         for (err, code) in cases {
             let (got, _, _) = ext(err);
@@ -64,7 +80,9 @@ mod tests {
 
     #[test]
     fn internal_detail_never_reaches_the_client() {
-        let (_, _, msg) = ext(AppError::Db(sea_orm::DbErr::Custom("password=hunter2".into())));
+        let (_, _, msg) = ext(AppError::Db(sea_orm::DbErr::Custom(
+            "password=hunter2".into(),
+        )));
         assert!(!msg.contains("hunter2"));
         assert!(msg.contains("req-1"));
     }
@@ -75,6 +93,9 @@ mod tests {
         assert_eq!(field.to_string(), "{field: \"title\"}");
         let e = to_graphql(AppError::RateLimited { retry_after: 7 }, "r");
         let ext = e.extensions.unwrap_or_default();
-        assert_eq!(ext.get("retryAfter").map(|v| v.to_string()), Some("7".into()));
+        assert_eq!(
+            ext.get("retryAfter").map(|v| v.to_string()),
+            Some("7".into())
+        );
     }
 }

@@ -84,7 +84,8 @@ impl Loader<i64> for TeamProjects {
             .all(&self.0.conn)
             .await
             .map_err(Arc::new)?;
-        let mut out: HashMap<i64, Vec<project::Model>> = keys.iter().map(|k| (*k, vec![])).collect();
+        let mut out: HashMap<i64, Vec<project::Model>> =
+            keys.iter().map(|k| (*k, vec![])).collect();
         for p in rows {
             out.entry(p.team_id).or_default().push(p);
         }

@@ -10,7 +10,9 @@ use serde_json::json;
 
 use super::bus::BusEvent;
 use super::context::{CtxExt, ResultExt};
-use super::objects::{ApiToken, CreatedApiToken, Event, ImportReport, Membership, Project, Session, Team, Track};
+use super::objects::{
+    ApiToken, CreatedApiToken, Event, ImportReport, Membership, Project, Session, Team, Track,
+};
 use super::policy::{FieldGuard, Scope};
 use crate::domain::accounts::{self, Credential};
 use crate::domain::events::{self, EventFields};
@@ -32,14 +34,25 @@ async fn commit(ctx: &Context<'_>, txn: DatabaseTransaction) -> async_graphql::R
 }
 
 /// The public id an earlier identical request produced, when this one is a retry.
-async fn replay(ctx: &Context<'_>, txn: &DatabaseTransaction, actor: &Actor, key: &Option<Key>) -> async_graphql::Result<Option<String>> {
+async fn replay(
+    ctx: &Context<'_>,
+    txn: &DatabaseTransaction,
+    actor: &Actor,
+    key: &Option<Key>,
+) -> async_graphql::Result<Option<String>> {
     match key {
         Some(k) => idempotency::replay(txn, actor, k).await.gql(ctx),
         None => Ok(None),
     }
 }
 
-async fn remember(ctx: &Context<'_>, txn: &DatabaseTransaction, actor: &Actor, key: &Option<Key>, id: &str) -> async_graphql::Result<()> {
+async fn remember(
+    ctx: &Context<'_>,
+    txn: &DatabaseTransaction,
+    actor: &Actor,
+    key: &Option<Key>,
+    id: &str,
+) -> async_graphql::Result<()> {
     match key {
         Some(k) => idempotency::record(txn, actor, k, id).await.gql(ctx),
         None => Ok(()),
@@ -47,7 +60,11 @@ async fn remember(ctx: &Context<'_>, txn: &DatabaseTransaction, actor: &Actor, k
 }
 
 fn session_cookie(ctx: &Context<'_>, token: &str, max_age: i64) -> String {
-    let secure = if ctx.services().tls_cookies { "; Secure" } else { "" };
+    let secure = if ctx.services().tls_cookies {
+        "; Secure"
+    } else {
+        ""
+    };
     format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}")
 }
 
@@ -136,21 +153,40 @@ pub struct AccountMutation;
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl AccountMutation {
     /// Creates an account and signs in. Also sets the web client's session cookie.
-    async fn sign_up(&self, ctx: &Context<'_>, email: String, password: String, display_name: String) -> async_graphql::Result<Session> {
+    async fn sign_up(
+        &self,
+        ctx: &Context<'_>,
+        email: String,
+        password: String,
+        display_name: String,
+    ) -> async_graphql::Result<Session> {
         let txn = begin(ctx).await?;
-        let (user, token) = accounts::sign_up(&txn, &email, &password, &display_name).await.gql(ctx)?;
+        let (user, token) = accounts::sign_up(&txn, &email, &password, &display_name)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
-        ctx.append_http_header("set-cookie", session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400));
+        ctx.append_http_header(
+            "set-cookie",
+            session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400),
+        );
         Ok(Session { token, user })
     }
 
     /// Signs in. Throttled per email and per client address.
-    async fn log_in(&self, ctx: &Context<'_>, email: String, password: String) -> async_graphql::Result<Session> {
+    async fn log_in(
+        &self,
+        ctx: &Context<'_>,
+        email: String,
+        password: String,
+    ) -> async_graphql::Result<Session> {
         let limit = ctx.services().limits.login_attempts;
         let (user, token) = accounts::log_in(ctx.db(), &email, &password, &ctx.rc().client, limit)
             .await
             .gql(ctx)?;
-        ctx.append_http_header("set-cookie", session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400));
+        ctx.append_http_header(
+            "set-cookie",
+            session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400),
+        );
         Ok(Session { token, user })
     }
 
@@ -158,7 +194,9 @@ impl AccountMutation {
     async fn log_out(&self, ctx: &Context<'_>) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
         let Some((_, Credential::Session { id })) = ctx.rc().caller.clone() else {
-            return Err(ctx.err(AppError::conflict("this request uses an API token; revoke it with revokeApiToken")));
+            return Err(ctx.err(AppError::conflict(
+                "this request uses an API token; revoke it with revokeApiToken",
+            )));
         };
         let txn = begin(ctx).await?;
         accounts::log_out(&txn, &actor, id).await.gql(ctx)?;
@@ -168,10 +206,16 @@ impl AccountMutation {
     }
 
     /// Mints a personal API token for scripts; the secret is returned once.
-    async fn create_api_token(&self, ctx: &Context<'_>, label: String) -> async_graphql::Result<CreatedApiToken> {
+    async fn create_api_token(
+        &self,
+        ctx: &Context<'_>,
+        label: String,
+    ) -> async_graphql::Result<CreatedApiToken> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let (api_token, token) = accounts::create_api_token(&txn, &actor, &label).await.gql(ctx)?;
+        let (api_token, token) = accounts::create_api_token(&txn, &actor, &label)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(CreatedApiToken { token, api_token })
     }
@@ -180,7 +224,9 @@ impl AccountMutation {
     async fn revoke_api_token(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<ApiToken> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let t = accounts::revoke_api_token(&txn, &actor, &id).await.gql(ctx)?;
+        let t = accounts::revoke_api_token(&txn, &actor, &id)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(ApiToken(t))
     }
@@ -192,7 +238,12 @@ pub struct EventMutation;
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl EventMutation {
     /// Creates an event (site admins); the creator becomes its first organizer.
-    async fn create_event(&self, ctx: &Context<'_>, input: CreateEventInput, idempotency_key: Option<String>) -> async_graphql::Result<Event> {
+    async fn create_event(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateEventInput,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Event> {
         let actor = ctx.actor()?;
         let key = Key::new(idempotency_key, "createEvent", &json!(input)).gql(ctx)?;
         let txn = begin(ctx).await?;
@@ -219,9 +270,20 @@ impl EventMutation {
     }
 
     /// Changes an event's settings (organizers).
-    async fn update_event(&self, ctx: &Context<'_>, event: String, input: UpdateEventInput, idempotency_key: Option<String>) -> async_graphql::Result<Event> {
+    async fn update_event(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        input: UpdateEventInput,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Event> {
         let actor = ctx.actor()?;
-        let key = Key::new(idempotency_key, "updateEvent", &json!({ "event": event, "input": input })).gql(ctx)?;
+        let key = Key::new(
+            idempotency_key,
+            "updateEvent",
+            &json!({ "event": event, "input": input }),
+        )
+        .gql(ctx)?;
         let e = event_of(ctx, &event).await?;
         let txn = begin(ctx).await?;
         if let Some(id) = replay(ctx, &txn, &actor, &key).await? {
@@ -259,7 +321,11 @@ impl EventMutation {
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Membership> {
         let actor = ctx.actor()?;
-        let tracks: Vec<String> = tracks.unwrap_or_default().into_iter().map(|t| t.0).collect();
+        let tracks: Vec<String> = tracks
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
         let key = Key::new(
             idempotency_key,
             "grantRole",
@@ -271,29 +337,49 @@ impl EventMutation {
         if let Some(id) = replay(ctx, &txn, &actor, &key).await? {
             return load_membership(ctx, &id).await;
         }
-        let m = events::grant_role(&txn, &actor, &e, &email, role, external_id, tracks).await.gql(ctx)?;
+        let m = events::grant_role(&txn, &actor, &e, &email, role, external_id, tracks)
+            .await
+            .gql(ctx)?;
         remember(ctx, &txn, &actor, &key, &m.public_id).await?;
         commit(ctx, txn).await?;
         Ok(Membership(m))
     }
 
     /// Takes a role away (organizers). The last organizer cannot be removed.
-    async fn revoke_role(&self, ctx: &Context<'_>, event: String, email: String, role: Role, idempotency_key: Option<String>) -> async_graphql::Result<bool> {
+    async fn revoke_role(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        email: String,
+        role: Role,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
-        let key = Key::new(idempotency_key, "revokeRole", &json!({ "event": event, "email": email, "role": role.as_str() })).gql(ctx)?;
+        let key = Key::new(
+            idempotency_key,
+            "revokeRole",
+            &json!({ "event": event, "email": email, "role": role.as_str() }),
+        )
+        .gql(ctx)?;
         let e = event_of(ctx, &event).await?;
         let txn = begin(ctx).await?;
         if replay(ctx, &txn, &actor, &key).await?.is_some() {
             return Ok(true);
         }
-        events::revoke_role(&txn, &actor, &e, &email, role).await.gql(ctx)?;
+        events::revoke_role(&txn, &actor, &e, &email, role)
+            .await
+            .gql(ctx)?;
         remember(ctx, &txn, &actor, &key, "").await?;
         commit(ctx, txn).await?;
         Ok(true)
     }
 
     /// Registers the caller as a participant of the event.
-    async fn register_for_event(&self, ctx: &Context<'_>, event: String) -> async_graphql::Result<Membership> {
+    async fn register_for_event(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+    ) -> async_graphql::Result<Membership> {
         let actor = ctx.actor()?;
         let e = event_of(ctx, &event).await?;
         let txn = begin(ctx).await?;
@@ -303,53 +389,98 @@ impl EventMutation {
     }
 
     /// Adds a track to the event (organizers).
-    async fn create_track(&self, ctx: &Context<'_>, event: String, name: String, external_id: Option<String>, idempotency_key: Option<String>) -> async_graphql::Result<Track> {
+    async fn create_track(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        name: String,
+        external_id: Option<String>,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Track> {
         let actor = ctx.actor()?;
-        let key = Key::new(idempotency_key, "createTrack", &json!({ "event": event, "name": name, "externalId": external_id })).gql(ctx)?;
+        let key = Key::new(
+            idempotency_key,
+            "createTrack",
+            &json!({ "event": event, "name": name, "externalId": external_id }),
+        )
+        .gql(ctx)?;
         let e = event_of(ctx, &event).await?;
         let txn = begin(ctx).await?;
         if let Some(id) = replay(ctx, &txn, &actor, &key).await? {
-            let t = crate::domain::find_track(&txn, &id, None).await.gql(ctx)?.ok_or_else(|| ctx.err(AppError::NotFound("track")))?;
+            let t = crate::domain::find_track(&txn, &id, None)
+                .await
+                .gql(ctx)?
+                .ok_or_else(|| ctx.err(AppError::NotFound("track")))?;
             return Ok(Track(t));
         }
-        let t = events::create_track(&txn, &actor, &e, &name, external_id).await.gql(ctx)?;
+        let t = events::create_track(&txn, &actor, &e, &name, external_id)
+            .await
+            .gql(ctx)?;
         remember(ctx, &txn, &actor, &key, &t.public_id).await?;
         commit(ctx, txn).await?;
         Ok(Track(t))
     }
 
     /// Creates a team. A participant creates it and joins it; an organizer creates it empty.
-    async fn create_team(&self, ctx: &Context<'_>, event: String, name: String, external_id: Option<String>) -> async_graphql::Result<Team> {
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        name: String,
+        external_id: Option<String>,
+    ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
         let e = event_of(ctx, &event).await?;
         let txn = begin(ctx).await?;
-        let t = teams::create_team(&txn, &actor, &e, &name, external_id).await.gql(ctx)?;
+        let t = teams::create_team(&txn, &actor, &e, &name, external_id)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(Team(t))
     }
 
     /// Joins the team whose invite code this is (registered participants; one team per
     /// event; a full team refuses with CONFLICT).
-    async fn join_team(&self, ctx: &Context<'_>, invite_code: String) -> async_graphql::Result<Team> {
+    async fn join_team(
+        &self,
+        ctx: &Context<'_>,
+        invite_code: String,
+    ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let t = teams::join_team(&txn, &actor, &invite_code).await.gql(ctx)?;
+        let t = teams::join_team(&txn, &actor, &invite_code)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(Team(t))
     }
 
     /// Puts a person on a team (organizers).
-    async fn add_team_member(&self, ctx: &Context<'_>, team: ID, email: String) -> async_graphql::Result<Team> {
+    async fn add_team_member(
+        &self,
+        ctx: &Context<'_>,
+        team: ID,
+        email: String,
+    ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let t = crate::domain::find_team(&txn, &team, None).await.gql(ctx)?.ok_or_else(|| ctx.err(AppError::NotFound("team")))?;
-        let t = teams::add_team_member(&txn, &actor, &t, &email).await.gql(ctx)?;
+        let t = crate::domain::find_team(&txn, &team, None)
+            .await
+            .gql(ctx)?
+            .ok_or_else(|| ctx.err(AppError::NotFound("team")))?;
+        let t = teams::add_team_member(&txn, &actor, &t, &email)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(Team(t))
     }
 
     /// Imports an event fixture (`verdict.event.v1`) in one transaction (site admins).
-    async fn import_event(&self, ctx: &Context<'_>, fixture: Json<serde_json::Value>) -> async_graphql::Result<ImportReport> {
+    async fn import_event(
+        &self,
+        ctx: &Context<'_>,
+        fixture: Json<serde_json::Value>,
+    ) -> async_graphql::Result<ImportReport> {
         let actor = ctx.actor()?;
         let f = import::parse(fixture.0).gql(ctx)?;
         let txn = begin(ctx).await?;
@@ -387,26 +518,49 @@ pub struct ProjectMutation;
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl ProjectMutation {
     /// Drafts a project for the caller's team (inside the submission window).
-    async fn create_project(&self, ctx: &Context<'_>, event: String, input: ProjectInput, idempotency_key: Option<String>) -> async_graphql::Result<Project> {
+    async fn create_project(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        input: ProjectInput,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
-        let key = Key::new(idempotency_key, "createProject", &json!({ "event": event, "input": input })).gql(ctx)?;
+        let key = Key::new(
+            idempotency_key,
+            "createProject",
+            &json!({ "event": event, "input": input }),
+        )
+        .gql(ctx)?;
         let e = event_of(ctx, &event).await?;
         let txn = begin(ctx).await?;
         if let Some(id) = replay(ctx, &txn, &actor, &key).await? {
-            let p = crate::domain::find_project(&txn, &id, None).await.gql(ctx)?.ok_or_else(|| ctx.err(AppError::NotFound("project")))?;
+            let p = crate::domain::find_project(&txn, &id, None)
+                .await
+                .gql(ctx)?
+                .ok_or_else(|| ctx.err(AppError::NotFound("project")))?;
             return Ok(Project(p));
         }
-        let p = projects::create_project(&txn, &actor, &e, input.into()).await.gql(ctx)?;
+        let p = projects::create_project(&txn, &actor, &e, input.into())
+            .await
+            .gql(ctx)?;
         remember(ctx, &txn, &actor, &key, &p.public_id).await?;
         commit(ctx, txn).await?;
         Ok(Project(p))
     }
 
     /// Edits a project (its team, inside the submission window).
-    async fn update_project(&self, ctx: &Context<'_>, id: ID, input: ProjectInput) -> async_graphql::Result<Project> {
+    async fn update_project(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+        input: ProjectInput,
+    ) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let p = projects::update_project(&txn, &actor, &id, input.into()).await.gql(ctx)?;
+        let p = projects::update_project(&txn, &actor, &id, input.into())
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(Project(p))
     }
@@ -417,7 +571,10 @@ impl ProjectMutation {
         let txn = begin(ctx).await?;
         let p = projects::submit_project(&txn, &actor, &id).await.gql(ctx)?;
         commit(ctx, txn).await?;
-        ctx.services().bus.publish(BusEvent::ProjectSubmitted { event_id: p.event_id, project_id: p.id });
+        ctx.services().bus.publish(BusEvent::ProjectSubmitted {
+            event_id: p.event_id,
+            project_id: p.id,
+        });
         Ok(Project(p))
     }
 
@@ -425,7 +582,9 @@ impl ProjectMutation {
     async fn withdraw_project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let p = projects::withdraw_project(&txn, &actor, &id).await.gql(ctx)?;
+        let p = projects::withdraw_project(&txn, &actor, &id)
+            .await
+            .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(Project(p))
     }

@@ -40,6 +40,7 @@ impl ProjectStatus {
 /// A hackathon: its windows, tracks, teams and projects.
 pub struct Event(pub event::Model);
 
+/// A hackathon: its windows, tracks, teams and projects.
 #[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
 impl Event {
     /// Opaque id.
@@ -121,7 +122,9 @@ impl Event {
                 .await
                 .gql(ctx)?
                 .filter(|tr| tr.event_id == self.0.id)
-                .ok_or_else(|| ctx.err(AppError::bad_input("track", "no such track in this event")))?;
+                .ok_or_else(|| {
+                    ctx.err(AppError::bad_input("track", "no such track in this event"))
+                })?;
             q = q.filter(project::Column::TrackId.eq(tr.id));
         }
         page(ctx, q, project::Column::Id, |p| p.id, first, after, Project).await
@@ -129,8 +132,15 @@ impl Event {
     /// The caller's team in this event, if any.
     async fn my_team(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Team>> {
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
-        let Some(id) = access.team_in(self.0.id) else { return Ok(None) };
-        let t = ctx.loaders().teams.load_one(id).await.map_err(|e| loader_err(ctx, e))?;
+        let Some(id) = access.team_in(self.0.id) else {
+            return Ok(None);
+        };
+        let t = ctx
+            .loaders()
+            .teams
+            .load_one(id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
         Ok(t.map(Team))
     }
     /// The caller's roles in this event.
@@ -154,7 +164,16 @@ impl Event {
         if let Some(r) = role {
             q = q.filter(membership::Column::Role.eq(r.as_str()));
         }
-        page(ctx, q, membership::Column::Id, |m| m.id, first, after, Membership).await
+        page(
+            ctx,
+            q,
+            membership::Column::Id,
+            |m| m.id,
+            first,
+            after,
+            Membership,
+        )
+        .await
     }
     /// This event's slice of the audit chain, oldest first (organizers only).
     #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
@@ -164,15 +183,26 @@ impl Event {
         first: Option<i32>,
         after: Option<String>,
     ) -> async_graphql::Result<Page<AuditEvent>> {
-        let q = audit_event::Entity::find().filter(audit_event::Column::Event.eq(self.0.external_id.clone()));
+        let q = audit_event::Entity::find()
+            .filter(audit_event::Column::Event.eq(self.0.external_id.clone()));
         let event_id = self.0.id;
-        page(ctx, q, audit_event::Column::Seq, |a| a.seq, first, after, |a| AuditEvent(a, event_id)).await
+        page(
+            ctx,
+            q,
+            audit_event::Column::Seq,
+            |a| a.seq,
+            first,
+            after,
+            |a| AuditEvent(a, event_id),
+        )
+        .await
     }
 }
 
 /// A track (category) of an event.
 pub struct Track(pub track::Model);
 
+/// A track (category) of an event.
 #[Object(guard = "FieldGuard::new(\"Track\", Scope::event(self.0.event_id))")]
 impl Track {
     async fn id(&self) -> ID {
@@ -191,10 +221,16 @@ pub struct Team(pub team::Model);
 
 impl Team {
     fn scope(&self) -> Scope {
-        Scope { event: Some(self.0.event_id), team: Some(self.0.id), public: true, user: None }
+        Scope {
+            event: Some(self.0.event_id),
+            team: Some(self.0.id),
+            public: true,
+            user: None,
+        }
     }
 }
 
+/// A team of participants in one event.
 #[Object(guard = "FieldGuard::new(\"Team\", self.scope())")]
 impl Team {
     async fn id(&self) -> ID {
@@ -208,13 +244,23 @@ impl Team {
     }
     /// The people on the team (members of the event can see them).
     async fn members(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<User>> {
-        let users = ctx.loaders().team_members.load_one(self.0.id).await.map_err(|e| loader_err(ctx, e))?;
+        let users = ctx
+            .loaders()
+            .team_members
+            .load_one(self.0.id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
         Ok(users.unwrap_or_default().into_iter().map(User).collect())
     }
     /// The team's projects: submitted ones for everyone, drafts and withdrawn ones for the
     /// team itself and the organizers.
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Project>> {
-        let rows = ctx.loaders().team_projects.load_one(self.0.id).await.map_err(|e| loader_err(ctx, e))?;
+        let rows = ctx
+            .loaders()
+            .team_projects
+            .load_one(self.0.id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
         Ok(rows
             .unwrap_or_default()
@@ -243,6 +289,7 @@ impl Project {
     }
 }
 
+/// A project submitted (or being written) for an event.
 #[Object(guard = "FieldGuard::new(\"Project\", self.scope())")]
 impl Project {
     async fn id(&self) -> ID {
@@ -275,21 +322,40 @@ impl Project {
     async fn status(&self) -> ProjectStatus {
         ProjectStatus::of(&self.0.status)
     }
-    /// When it was submitted; null unless SUBMITTED.
+    /// When it was last submitted: set for SUBMITTED projects, kept for WITHDRAWN ones,
+    /// null for drafts.
     async fn submitted_at(&self) -> Option<DateTime<Utc>> {
         self.0.submitted_at
     }
     async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Track> {
-        let t = ctx.loaders().tracks.load_one(self.0.track_id).await.map_err(|e| loader_err(ctx, e))?;
-        t.map(Track).ok_or_else(|| ctx.err(AppError::Internal("project without track".into())))
+        let t = ctx
+            .loaders()
+            .tracks
+            .load_one(self.0.track_id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        t.map(Track)
+            .ok_or_else(|| ctx.err(AppError::Internal("project without track".into())))
     }
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
-        let t = ctx.loaders().teams.load_one(self.0.team_id).await.map_err(|e| loader_err(ctx, e))?;
-        t.map(Team).ok_or_else(|| ctx.err(AppError::Internal("project without team".into())))
+        let t = ctx
+            .loaders()
+            .teams
+            .load_one(self.0.team_id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        t.map(Team)
+            .ok_or_else(|| ctx.err(AppError::Internal("project without team".into())))
     }
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
-        let e = ctx.loaders().events.load_one(self.0.event_id).await.map_err(|e| loader_err(ctx, e))?;
-        e.map(Event).ok_or_else(|| ctx.err(AppError::Internal("project without event".into())))
+        let e = ctx
+            .loaders()
+            .events
+            .load_one(self.0.event_id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        e.map(Event)
+            .ok_or_else(|| ctx.err(AppError::Internal("project without event".into())))
     }
     async fn created_at(&self) -> DateTime<Utc> {
         self.0.created_at
@@ -302,7 +368,10 @@ impl Project {
 /// A person. Only their display name is public.
 pub struct User(pub user::Model);
 
-#[Object(guard = "FieldGuard::new(\"User\", Scope { user: Some(self.0.id), public: true, ..Scope::none() })")]
+/// A person. Only their display name is public.
+#[Object(
+    guard = "FieldGuard::new(\"User\", Scope { user: Some(self.0.id), public: true, ..Scope::none() })"
+)]
 impl User {
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
@@ -323,6 +392,7 @@ impl User {
 /// A person's role in one event.
 pub struct Membership(pub membership::Model);
 
+/// A person's role in one event.
 #[Object(guard = "FieldGuard::new(\"Membership\", Scope::event(self.0.event_id))")]
 impl Membership {
     async fn id(&self) -> ID {
@@ -336,29 +406,56 @@ impl Membership {
         Role::parse(&self.0.role).unwrap_or(Role::Participant)
     }
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
-        let e = ctx.loaders().events.load_one(self.0.event_id).await.map_err(|e| loader_err(ctx, e))?;
-        e.map(Event).ok_or_else(|| ctx.err(AppError::NotFound("event")))
+        let e = ctx
+            .loaders()
+            .events
+            .load_one(self.0.event_id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        e.map(Event)
+            .ok_or_else(|| ctx.err(AppError::NotFound("event")))
     }
     async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<User> {
-        let u = ctx.loaders().users.load_one(self.0.user_id).await.map_err(|e| loader_err(ctx, e))?;
-        u.map(User).ok_or_else(|| ctx.err(AppError::NotFound("user")))
+        let u = ctx
+            .loaders()
+            .users
+            .load_one(self.0.user_id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        u.map(User)
+            .ok_or_else(|| ctx.err(AppError::NotFound("user")))
     }
     /// The member's email (organizers only).
     async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
-        let u = ctx.loaders().users.load_one(self.0.user_id).await.map_err(|e| loader_err(ctx, e))?;
+        let u = ctx
+            .loaders()
+            .users
+            .load_one(self.0.user_id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
         Ok(u.map(|u| u.email).unwrap_or_default())
     }
     /// The tracks a judge covers; empty means every track.
     async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
         let ids = json_ids(&self.0.judge_tracks);
-        let found = ctx.loaders().tracks.load_many(ids.iter().copied()).await.map_err(|e| loader_err(ctx, e))?;
-        Ok(ids.iter().filter_map(|i| found.get(i).cloned()).map(Track).collect())
+        let found = ctx
+            .loaders()
+            .tracks
+            .load_many(ids.iter().copied())
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        Ok(ids
+            .iter()
+            .filter_map(|i| found.get(i).cloned())
+            .map(Track)
+            .collect())
     }
 }
 
 /// One link of the audit chain.
 pub struct AuditEvent(pub audit_event::Model, pub i64);
 
+/// One link of the audit chain.
 #[Object(guard = "FieldGuard::new(\"AuditEvent\", Scope::event(self.1))")]
 impl AuditEvent {
     /// Position in the chain, contiguous from 1.
@@ -402,6 +499,7 @@ impl AuditEvent {
 /// The signed-in caller.
 pub struct Viewer(pub user::Model);
 
+/// The signed-in caller.
 #[Object(guard = "FieldGuard::new(\"Viewer\", Scope { user: Some(self.0.id), ..Scope::none() })")]
 impl Viewer {
     async fn user(&self) -> User {
@@ -419,7 +517,9 @@ impl Viewer {
     }
     /// The caller's personal API tokens (never the secret).
     async fn api_tokens(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<ApiToken>> {
-        let rows = crate::domain::accounts::api_tokens(&ctx.db().conn, self.0.id).await.gql(ctx)?;
+        let rows = crate::domain::accounts::api_tokens(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
         Ok(rows.into_iter().map(ApiToken).collect())
     }
 }
@@ -430,7 +530,10 @@ pub struct Session {
     pub user: user::Model,
 }
 
-#[Object(guard = "FieldGuard::new(\"Session\", Scope { user: Some(self.user.id), public: true, ..Scope::none() })")]
+/// A signed-in session: send `token` as `Authorization: Bearer <token>`.
+#[Object(
+    guard = "FieldGuard::new(\"Session\", Scope { user: Some(self.user.id), public: true, ..Scope::none() })"
+)]
 impl Session {
     /// The bearer token; shown once.
     async fn token(&self) -> &str {
@@ -444,7 +547,10 @@ impl Session {
 /// A personal API token (its secret is never shown again).
 pub struct ApiToken(pub api_token::Model);
 
-#[Object(guard = "FieldGuard::new(\"ApiToken\", Scope { user: Some(self.0.user_id), ..Scope::none() })")]
+/// A personal API token (its secret is never shown again).
+#[Object(
+    guard = "FieldGuard::new(\"ApiToken\", Scope { user: Some(self.0.user_id), ..Scope::none() })"
+)]
 impl ApiToken {
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
@@ -473,7 +579,10 @@ pub struct CreatedApiToken {
     pub api_token: api_token::Model,
 }
 
-#[Object(guard = "FieldGuard::new(\"CreatedApiToken\", Scope { user: Some(self.api_token.user_id), ..Scope::none() })")]
+/// A freshly minted API token with its secret, shown this once.
+#[Object(
+    guard = "FieldGuard::new(\"CreatedApiToken\", Scope { user: Some(self.api_token.user_id), ..Scope::none() })"
+)]
 impl CreatedApiToken {
     /// The raw token; store it now, it is not shown again.
     async fn token(&self) -> &str {
@@ -490,6 +599,7 @@ pub struct ImportReport {
     pub counts: crate::domain::import::ImportCounts,
 }
 
+/// What an import inserted.
 #[Object(guard = "FieldGuard::new(\"ImportReport\", Scope::event(self.event.id))")]
 impl ImportReport {
     async fn event(&self) -> Event {

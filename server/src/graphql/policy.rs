@@ -53,7 +53,10 @@ impl Scope {
         Scope::default()
     }
     pub fn event(event: i64) -> Scope {
-        Scope { event: Some(event), ..Default::default() }
+        Scope {
+            event: Some(event),
+            ..Default::default()
+        }
     }
 }
 
@@ -172,7 +175,9 @@ static POLICIES: LazyLock<HashMap<&'static str, Rule>> =
 
 /// The declared rule of `Type.field`, if any.
 pub fn rule_of(type_name: &str, field: &str) -> Option<Rule> {
-    POLICIES.get(format!("{type_name}.{field}").as_str()).copied()
+    POLICIES
+        .get(format!("{type_name}.{field}").as_str())
+        .copied()
 }
 
 /// Evaluates `rule` for the current caller against `scope`.
@@ -197,7 +202,9 @@ pub async fn allowed(ctx: &Context<'_>, rule: Rule, scope: &Scope) -> Result<boo
     if rule == Rule::VisibleOrOwnTeam && scope.public {
         return Ok(true);
     }
-    let Some(event) = scope.event else { return Ok(false) };
+    let Some(event) = scope.event else {
+        return Ok(false);
+    };
     let access = rc.access(ctx.db()).await?;
     Ok(match rule {
         Rule::Member => access.is_member(event) || access.is_organizer(event),

@@ -34,12 +34,24 @@ impl Query {
         first: Option<i32>,
         after: Option<String>,
     ) -> async_graphql::Result<Page<Event>> {
-        page(ctx, event::Entity::find(), event::Column::Id, |e| e.id, first, after, Event).await
+        page(
+            ctx,
+            event::Entity::find(),
+            event::Column::Id,
+            |e| e.id,
+            first,
+            after,
+            Event,
+        )
+        .await
     }
     /// A project by id or external id; null when unknown or not visible to the caller
     /// (drafts are visible to their team and the organizers).
     async fn project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Project>> {
-        let Some(p) = crate::domain::find_project(&ctx.db().conn, &id, None).await.gql(ctx)? else {
+        let Some(p) = crate::domain::find_project(&ctx.db().conn, &id, None)
+            .await
+            .gql(ctx)?
+        else {
             return Ok(None);
         };
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;

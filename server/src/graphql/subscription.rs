@@ -35,8 +35,14 @@ impl Subscription {
             |(mut rx, services, wanted)| async move {
                 loop {
                     let item = match rx.recv().await {
-                        Ok(BusEvent::ProjectSubmitted { event_id, project_id }) if event_id == wanted => {
-                            match project::Entity::find_by_id(project_id).one(&services.db.conn).await {
+                        Ok(BusEvent::ProjectSubmitted {
+                            event_id,
+                            project_id,
+                        }) if event_id == wanted => {
+                            match project::Entity::find_by_id(project_id)
+                                .one(&services.db.conn)
+                                .await
+                            {
                                 Ok(Some(p)) => Ok(Project(p)),
                                 Ok(None) => continue,
                                 Err(err) => Err(to_graphql(AppError::Db(err), "subscription")),

@@ -74,7 +74,11 @@ pub struct Limits {
     #[arg(long, env = "VERDICT_MAX_DIRECTIVES", default_value_t = 5)]
     pub max_directives: usize,
     /// Per-request timeout, in seconds.
-    #[arg(long, env = "VERDICT_REQUEST_TIMEOUT", default_value_t = 30)]
+    #[arg(
+        long = "request-timeout",
+        env = "VERDICT_REQUEST_TIMEOUT",
+        default_value_t = 30
+    )]
     pub request_timeout_secs: u64,
     /// Requests per second allowed per client address on /graphql (token bucket refill).
     #[arg(long, env = "VERDICT_RATE_LIMIT_PER_SECOND", default_value_t = 20)]

@@ -5,12 +5,14 @@
 //! - [`db`]: connecting, migrating, and opening write transactions.
 //! - [`domain`]: the business rules; each mutation is a function taking the transaction.
 //! - [`audit`]: the hash-chained audit log (append, verify).
+//! - [`calibrate`]: the calibration engine: pure, deterministic, no database.
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`app`]: the axum router that serves it all.
 
 pub mod app;
 pub mod audit;
+pub mod calibrate;
 pub mod config;
 pub mod crypto;
 pub mod db;

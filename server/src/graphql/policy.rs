@@ -90,8 +90,9 @@ pub const FIELD_POLICIES: &[(&str, Rule)] = &[
     ("Viewer.user", Rule::OwnUser),
     ("Viewer.memberships", Rule::OwnUser),
     ("Viewer.apiTokens", Rule::OwnUser),
-    ("Session.token", Rule::OwnUser),
-    ("Session.user", Rule::OwnUser),
+    // A session exists only in the response to whoever just proved the password.
+    ("Session.token", Rule::Public),
+    ("Session.user", Rule::Public),
     ("ApiToken.id", Rule::OwnUser),
     ("ApiToken.label", Rule::OwnUser),
     ("ApiToken.prefix", Rule::OwnUser),

@@ -1,0 +1,316 @@
+//! Canonical JSON and hashes.
+//!
+//! The canonical form is written by hand rather than through `serde_json`
+//! so that it cannot drift with serializer settings (e.g. a workspace
+//! dependency enabling `preserve_order`) and so that floats are rendered
+//! with a fixed number of significant digits: the hash must not depend on
+//! the last bits of a floating-point computation.
+//!
+//! Rules: objects have keys sorted by byte order, no whitespace anywhere,
+//! strings are escaped as by `serde_json`, `None` is `null`, floats go
+//! through [`fmt_float`].
+
+use sha2::{Digest, Sha256};
+
+use super::types::{CalibrationInput, CalibrationResult, Params};
+
+/// Significant digits kept when rendering floats.
+pub const FLOAT_SIGNIFICANT_DIGITS: usize = 9;
+
+/// Canonical rendering of a float: rounded to 9 significant digits, shortest
+/// decimal that round-trips the rounded value, no exponent. Magnitudes below
+/// 1e-12 (including -0) render as `0`; non-finite values as `null`.
+pub fn fmt_float(x: f64) -> String {
+    if !x.is_finite() {
+        return "null".to_string();
+    }
+    if x.abs() < 1e-12 {
+        return "0".to_string();
+    }
+    // `{:.8e}` is correctly rounded (9 significant digits) on every
+    // platform; parsing it back gives the nearest double to that decimal,
+    // whose shortest round-trip `Display` form is the canonical text.
+    let rounded: f64 = format!("{:.*e}", FLOAT_SIGNIFICANT_DIGITS - 1, x)
+        .parse()
+        .unwrap_or(x);
+    format!("{rounded}")
+}
+
+/// Minimal JSON value tree for canonical output.
+enum Canon {
+    Null,
+    Bool(bool),
+    Int(u64),
+    Float(f64),
+    Str(String),
+    Arr(Vec<Canon>),
+    Obj(Vec<(&'static str, Canon)>),
+}
+
+impl Canon {
+    fn write(&self, out: &mut String) {
+        match self {
+            Canon::Null => out.push_str("null"),
+            Canon::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Canon::Int(i) => out.push_str(&i.to_string()),
+            Canon::Float(f) => out.push_str(&fmt_float(*f)),
+            Canon::Str(s) => write_str(s, out),
+            Canon::Arr(items) => {
+                out.push('[');
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    item.write(out);
+                }
+                out.push(']');
+            }
+            Canon::Obj(fields) => {
+                let mut sorted: Vec<&(&str, Canon)> = fields.iter().collect();
+                sorted.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (k, (key, value)) in sorted.into_iter().enumerate() {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    write_str(key, out);
+                    out.push(':');
+                    value.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn write_str(s: &str, out: &mut String) {
+    // serde_json's string escaping is stable and standard; serialising a
+    // `&str` cannot fail.
+    match serde_json::to_string(s) {
+        Ok(escaped) => out.push_str(&escaped),
+        Err(_) => out.push_str("\"\""),
+    }
+}
+
+fn opt_f(x: Option<f64>) -> Canon {
+    x.map_or(Canon::Null, Canon::Float)
+}
+
+fn opt_u(x: Option<u32>) -> Canon {
+    x.map_or(Canon::Null, |v| Canon::Int(u64::from(v)))
+}
+
+fn opt_s(x: &Option<String>) -> Canon {
+    x.as_ref().map_or(Canon::Null, |s| Canon::Str(s.clone()))
+}
+
+fn params_canon(p: &Params) -> Canon {
+    Canon::Obj(vec![
+        ("bootstrap", Canon::Int(u64::from(p.bootstrap))),
+        ("folds", Canon::Int(u64::from(p.folds))),
+        (
+            "lambda_grid",
+            Canon::Arr(p.lambda_grid.iter().map(|&l| Canon::Float(l)).collect()),
+        ),
+        // Seeds are full u64: a JSON string avoids precision loss in
+        // JavaScript consumers.
+        ("seed", Canon::Str(p.seed.to_string())),
+    ])
+}
+
+fn render(c: &Canon) -> String {
+    let mut out = String::new();
+    c.write(&mut out);
+    out
+}
+
+fn sha256_hex(s: &str) -> String {
+    hex::encode(Sha256::digest(s.as_bytes()))
+}
+
+/// Canonical JSON of a result. Arrays keep the result's (deterministic)
+/// order.
+pub fn canonical_json(r: &CalibrationResult) -> String {
+    let projects = r
+        .projects
+        .iter()
+        .map(|p| {
+            Canon::Obj(vec![
+                ("id", Canon::Str(p.id.clone())),
+                ("reviews", Canon::Int(u64::from(p.reviews))),
+                ("raw_mean", opt_f(p.raw_mean)),
+                ("raw_rank", opt_u(p.raw_rank)),
+                ("quality", opt_f(p.quality)),
+                ("std_error", opt_f(p.std_error)),
+                ("rank", opt_u(p.rank)),
+                ("rank_low", opt_u(p.rank_low)),
+                ("rank_high", opt_u(p.rank_high)),
+                ("excluded", opt_s(&p.excluded)),
+            ])
+        })
+        .collect();
+    let judges = r
+        .judges
+        .iter()
+        .map(|j| {
+            Canon::Obj(vec![
+                ("id", Canon::Str(j.id.clone())),
+                ("reviews", Canon::Int(u64::from(j.reviews))),
+                ("offset", opt_f(j.offset)),
+                ("scale", opt_f(j.scale)),
+                ("noise", opt_f(j.noise)),
+                ("flag", Canon::Str(j.flag.clone())),
+            ])
+        })
+        .collect();
+    let d = &r.diagnostics;
+    let diagnostics = Canon::Obj(vec![
+        (
+            "outlier_reviews",
+            Canon::Arr(
+                d.outlier_reviews
+                    .iter()
+                    .map(|o| {
+                        Canon::Obj(vec![
+                            ("judge", Canon::Str(o.judge.clone())),
+                            ("project", Canon::Str(o.project.clone())),
+                            ("residual", Canon::Float(o.residual)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        (
+            "identical_judges",
+            Canon::Arr(
+                d.identical_judges
+                    .iter()
+                    .map(|p| {
+                        Canon::Obj(vec![
+                            ("judge_a", Canon::Str(p.judge_a.clone())),
+                            ("judge_b", Canon::Str(p.judge_b.clone())),
+                            ("shared", Canon::Int(u64::from(p.shared))),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        ("ignored_reviews", Canon::Int(u64::from(d.ignored_reviews))),
+    ]);
+    render(&Canon::Obj(vec![
+        ("engine_version", Canon::Str(r.engine_version.clone())),
+        ("input_hash", Canon::Str(r.input_hash.clone())),
+        ("params", params_canon(&r.params)),
+        ("model", Canon::Str(r.model.clone())),
+        ("lambda", opt_f(r.lambda)),
+        ("cv_error", opt_f(r.cv_error)),
+        ("components", Canon::Int(u64::from(r.components))),
+        ("connected", Canon::Bool(r.connected)),
+        ("projects", Canon::Arr(projects)),
+        ("judges", Canon::Arr(judges)),
+        ("diagnostics", diagnostics),
+    ]))
+}
+
+/// SHA-256 (lowercase hex) of [`canonical_json`].
+pub fn result_hash(r: &CalibrationResult) -> String {
+    sha256_hex(&canonical_json(r))
+}
+
+/// Canonical JSON of an input: projects and judges sorted by id, reviews
+/// sorted by (judge, project, score); so any permutation of the input gives
+/// the same text. Exact duplicates are kept (they affect the fit).
+pub fn canonical_inputs_json(input: &CalibrationInput) -> String {
+    let mut projects: Vec<(&str, Option<&str>)> = input
+        .projects
+        .iter()
+        .map(|p| (p.id.as_str(), p.excluded.as_deref()))
+        .collect();
+    projects.sort();
+    let mut judges: Vec<&str> = input.judges.iter().map(|j| j.id.as_str()).collect();
+    judges.sort();
+    let mut reviews: Vec<(&str, &str, f64)> = input
+        .reviews
+        .iter()
+        .map(|r| (r.judge.as_str(), r.project.as_str(), r.score))
+        .collect();
+    reviews.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
+    render(&Canon::Obj(vec![
+        (
+            "projects",
+            Canon::Arr(
+                projects
+                    .into_iter()
+                    .map(|(id, ex)| {
+                        Canon::Obj(vec![
+                            ("id", Canon::Str(id.to_string())),
+                            (
+                                "excluded",
+                                ex.map_or(Canon::Null, |s| Canon::Str(s.to_string())),
+                            ),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        (
+            "judges",
+            Canon::Arr(
+                judges
+                    .into_iter()
+                    .map(|id| Canon::Obj(vec![("id", Canon::Str(id.to_string()))]))
+                    .collect(),
+            ),
+        ),
+        (
+            "reviews",
+            Canon::Arr(
+                reviews
+                    .into_iter()
+                    .map(|(j, p, s)| {
+                        Canon::Obj(vec![
+                            ("judge", Canon::Str(j.to_string())),
+                            ("project", Canon::Str(p.to_string())),
+                            ("score", Canon::Float(s)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+    ]))
+}
+
+/// SHA-256 (lowercase hex) of [`canonical_inputs_json`].
+pub fn inputs_hash(input: &CalibrationInput) -> String {
+    sha256_hex(&canonical_inputs_json(input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_are_canonical() {
+        assert_eq!(fmt_float(0.5), "0.5");
+        assert_eq!(fmt_float(3.0), "3");
+        assert_eq!(fmt_float(-0.0), "0");
+        assert_eq!(fmt_float(1e-15), "0");
+        assert_eq!(fmt_float(f64::NAN), "null");
+        assert_eq!(fmt_float(0.1 + 0.2), "0.3");
+        assert_eq!(fmt_float(1.0 / 3.0), "0.333333333");
+        assert_eq!(fmt_float(-2.0 / 3.0), "-0.666666667");
+        assert_eq!(fmt_float(123456.7891234), "123456.789");
+        // Last-bit noise does not change the text.
+        let x = 0.123_456_789_f64;
+        assert_eq!(fmt_float(x), fmt_float(f64::from_bits(x.to_bits() + 3)));
+    }
+
+    #[test]
+    fn keys_are_sorted_and_strings_escaped() {
+        let c = Canon::Obj(vec![
+            ("b", Canon::Int(1)),
+            ("a", Canon::Str("x\"y\n".into())),
+        ]);
+        assert_eq!(render(&c), r#"{"a":"x\"y\n","b":1}"#);
+    }
+}

@@ -1,0 +1,308 @@
+//! Verdict calibration engine: pure, deterministic, no I/O.
+//!
+//! Entry point: [`calibrate`]`(&CalibrationInput, &Params) -> CalibrationResult`,
+//! then [`canonical_json`] / [`result_hash`] for publication.
+//!
+//! # Model
+//!
+//! `y = q(project) + b(judge) + e`, with a ridge penalty `λ Σ b²` on the
+//! judge offsets (project qualities unpenalised, so `mean(b) = 0` and `q` is
+//! on the scale of the average judge). Reviews are weighted by
+//! `σ̄² / σ_j²`, the judge's estimated noise relative to the pooled noise
+//! (MacKay et al. 2017, "Calibration with confidence"): `σ_j²` is estimated
+//! from leverage-corrected residuals and shrunk towards the pooled variance
+//! with 8 pseudo degrees of freedom; 3 reweighting passes at a pilot λ, then
+//! λ is chosen by K-fold cross-validation over reviews (seeded shuffle) on
+//! the fixed grid, then 3 more passes at the chosen λ. λ is in units of
+//! "pseudo-reviews of average weight".
+//!
+//! The normal equations are solved through the judge-sized Schur complement
+//! (the project block is diagonal), with a Cholesky factorisation; see
+//! `model.rs`. Cost: O(Σ k_p²) to assemble plus O(J³/3) per factorisation.
+//!
+//! Rank intervals: residual bootstrap with fixed design (one factorisation
+//! reused by all replicates), leverage-corrected standardised residuals, and
+//! a "deconvolved" bootstrap world whose qualities are shrunk so that their
+//! spread matches the estimated true spread (see `bootstrap.rs`). The
+//! interval always contains the point rank.
+//!
+//! Connectivity: only the largest connected component of the judge–project
+//! graph (most projects, then reviews, then smallest id) is ranked; other
+//! projects are excluded as `not_comparable` and their judges flagged
+//! `not_comparable`, because offsets of disconnected groups are not
+//! comparable. Projects without usable reviews: `no_usable_reviews`.
+//! Upstream exclusions (`duplicate`, `not_submitted`, ...) are passed
+//! through and their reviews ignored.
+//!
+//! # Variants measured
+//!
+//! Synthetic panels (`synth.rs`), 20 seeds per scenario, Kendall τ of the
+//! ranking against the true quality, averaged (`experiments.rs`, run with
+//! `cargo test --release --lib variants -- --ignored --nocapture`):
+//!
+//! | scenario                              | raw   | plain | noise (kept) | noise df4 | noise df16 | huber | noise+huber | scale-ALS |
+//! |---------------------------------------|-------|-------|--------------|-----------|------------|-------|-------------|-----------|
+//! | 60p/24j/k4 realistic                  | 0.745 | 0.805 | **0.814**    | 0.813     | 0.812      | 0.803 | 0.814       | 0.801     |
+//! | 200p/40j/k5 realistic                 | 0.776 | 0.829 | **0.837**    | 0.836     | 0.837      | 0.827 | 0.833       | 0.829     |
+//! | 60p/24j/k4 +1 reversed +1 constant    | 0.690 | 0.750 | **0.790**    | 0.792     | 0.784      | 0.748 | 0.789       | 0.778     |
+//! | 200p/40j/k5 scale log-sd 0.35         | 0.779 | 0.828 | **0.831**    | 0.830     | 0.832      | 0.824 | 0.827       | 0.840     |
+//! | 100p/30j/k3 severity .15, noise .18   | 0.594 | 0.693 | **0.703**    | 0.702     | 0.702      | 0.694 | 0.700       | 0.687     |
+//!
+//! ("realistic": severity sd 0.1, per-criterion noise 0.12 with judge
+//! noise varying ×exp(0.35 z), scale log-sd 0.15, 3 criteria on 1..5.)
+//! Every variant beats the raw mean on 19–20 of 20 seeds in every scenario.
+//!
+//! - *plain* (unweighted additive ridge): the baseline, +0.05..0.10 τ.
+//! - *noise weights* win everywhere except the extreme-scale scenario, and
+//!   by +0.04 τ when a judge is reversed (it gets down-weighted). The prior
+//!   strength barely matters for τ; df 8 is kept because df 4 gave
+//!   slightly low coverage and more false "discordant" flags, df 16 gives up
+//!   some τ with a bad judge.
+//! - *Huber* (c = 1.345 on standardised residuals, IRLS) never helps: the
+//!   quantised 13-level scores make residuals short-tailed, and a reversed
+//!   judge is wrong on every review rather than on a few.
+//! - *scale-ALS* (`y = m + a_j + s_j (q - m)`, ridge priors a→0, s→1,
+//!   alternating least squares; test-only code) only wins when judges'
+//!   spreads differ a lot (log-sd 0.35: +0.009 over the kept model) and
+//!   loses at realistic spread. Not kept; the per-judge slope against the
+//!   consensus is reported as the `scale` diagnostic instead.
+//!
+//! Kept: **additive ridge + per-judge noise weights (prior df 8)**, the
+//! simplest model that wins on the realistic panels.
+//!
+//! Interval coverage of the true rank (90% nominal), kept model: 0.904,
+//! 0.903, 0.934, 0.898, 0.906 on the five scenarios. Without the
+//! deconvolution step it was 0.881, 0.879, 0.894, 0.873, 0.846 (intervals
+//! too narrow because estimated qualities are more spread out than true
+//! ones). `std_error` is slightly conservative: actual error / reported
+//! ≈ 0.86–0.89 (0.73 with a reversed judge, whose noise inflates the pooled
+//! variance).
+//!
+//! "discordant" flag (rules in `diagnostics.rs`): 19/20 reversed judges
+//! flagged, 3 of 3160 honest judges.
+//!
+//! Speed (release, this 2-core machine, single thread): 2000 projects, 300
+//! judges, k = 5, 7-point grid × 5 folds, 200 bootstrap replicates:
+//! 0.13–0.14 s per `calibrate` call (τ raw 0.76–0.78 → calibrated
+//! 0.83–0.85, coverage 0.88–0.90).
+//!
+//! # Determinism
+//!
+//! Ids are sorted first, so input order never matters; all randomness comes
+//! from `rng.rs` (xoshiro256**, value-stable by construction) with one
+//! stream per purpose and per bootstrap replicate, derived from
+//! `Params::seed`. No threads, no hash-map iteration order, no clocks.
+
+mod bootstrap;
+mod canonical;
+mod diagnostics;
+mod fit;
+mod model;
+mod prep;
+pub mod rng;
+pub mod synth;
+mod types;
+
+#[cfg(test)]
+mod experiments;
+#[cfg(test)]
+mod tests;
+
+pub use canonical::{
+    FLOAT_SIGNIFICANT_DIGITS, canonical_inputs_json, canonical_json, fmt_float, inputs_hash,
+    result_hash,
+};
+pub use synth::{BenchReport, Panel, SynthParams, bench, kendall_tau, score_against_truth};
+pub use types::*;
+
+use diagnostics::MainFit;
+use fit::{ModelFit, ModelOptions};
+use model::Design;
+use prep::{Prepared, Rev, components};
+
+/// Version tag recorded in every result (bump on any change that can alter
+/// outputs).
+pub const ENGINE_VERSION: &str = "verdict-calibrate/1";
+
+/// Smallest/largest usable ridge strength. Below 1e-6 the Schur complement
+/// is numerically singular (its λ-free part is a graph Laplacian).
+const LAMBDA_MIN: f64 = 1e-6;
+const LAMBDA_MAX: f64 = 1e6;
+/// Upper bound on bootstrap replicates (memory is projects × replicates).
+const MAX_BOOTSTRAP: u32 = 10_000;
+/// Scores beyond this magnitude are treated as unusable (they are expected in
+/// 0..1; the bound keeps every square and sum finite).
+pub(crate) const MAX_ABS_SCORE: f64 = 1e3;
+
+/// Sanitised λ grid: finite, positive, clamped to [1e-6, 1e6], sorted,
+/// deduplicated; the default grid if nothing usable remains.
+fn lambda_grid(params: &Params) -> Vec<f64> {
+    let mut grid: Vec<f64> = params
+        .lambda_grid
+        .iter()
+        .copied()
+        .filter(|l| l.is_finite() && *l > 0.0)
+        .map(|l| l.clamp(LAMBDA_MIN, LAMBDA_MAX))
+        .collect();
+    grid.sort_by(f64::total_cmp);
+    grid.dedup();
+    if grid.is_empty() {
+        grid = Params::default_for(params.seed).lambda_grid;
+    }
+    grid
+}
+
+/// Calibrate a panel. Never panics; the output depends only on the input as
+/// a set (not its order) and on `params`.
+pub fn calibrate(input: &CalibrationInput, params: &Params) -> CalibrationResult {
+    calibrate_with(input, params, &ModelOptions::CHOSEN)
+}
+
+pub(crate) fn calibrate_with(
+    input: &CalibrationInput,
+    params: &Params,
+    opts: &ModelOptions,
+) -> CalibrationResult {
+    let prep = Prepared::new(input);
+    let np = prep.project_ids.len();
+    let nj = prep.judge_ids.len();
+    let cand: Vec<Rev> = prep.candidate_reviews();
+    let comps = components(np, nj, &cand);
+
+    // Local index spaces of the ranked (largest) component.
+    let project_global: Vec<usize> = (0..np).filter(|&p| comps.project_in_main[p]).collect();
+    let judge_global: Vec<usize> = (0..nj).filter(|&j| comps.judge_in_main[j]).collect();
+    let mut project_local = vec![None; np];
+    for (l, &g) in project_global.iter().enumerate() {
+        project_local[g] = Some(l);
+    }
+    let mut judge_local = vec![None; nj];
+    for (l, &g) in judge_global.iter().enumerate() {
+        judge_local[g] = Some(l);
+    }
+    let design_reviews: Vec<(usize, usize, f64)> = cand
+        .iter()
+        .filter_map(|r| Some((project_local[r.p]?, judge_local[r.j]?, r.y)))
+        .collect();
+    let design = Design::new(project_global.len(), judge_global.len(), &design_reviews);
+
+    // Effective parameters (recorded in the result).
+    let used = Params {
+        seed: params.seed,
+        bootstrap: params.bootstrap.min(MAX_BOOTSTRAP),
+        lambda_grid: lambda_grid(params),
+        folds: params.folds.clamp(2, 20),
+    };
+    let fit: Option<ModelFit> = (design.len() > 0).then(|| {
+        fit::fit_model(
+            &design,
+            &used.lambda_grid,
+            used.folds as usize,
+            used.seed,
+            opts,
+        )
+    });
+    let intervals = fit
+        .as_ref()
+        .and_then(|f| bootstrap::rank_intervals(&design, f, used.bootstrap, used.seed));
+
+    // Per-project summaries over all usable reviews.
+    let mut count = vec![0u32; np];
+    let mut sum = vec![0.0f64; np];
+    for r in &prep.all_reviews {
+        count[r.p] = count[r.p].saturating_add(1);
+        sum[r.p] += r.y;
+    }
+    let raw_mean = |p: usize| (count[p] > 0).then(|| sum[p] / f64::from(count[p]));
+    let raw_ranks = bootstrap::competition_ranks(
+        &project_global
+            .iter()
+            .map(|&g| raw_mean(g).unwrap_or(0.0))
+            .collect::<Vec<_>>(),
+    );
+    let ranks = fit.as_ref().map(|f| bootstrap::competition_ranks(&f.q));
+    let has_candidate = {
+        let mut v = vec![false; np];
+        for r in &cand {
+            v[r.p] = true;
+        }
+        v
+    };
+
+    let mut projects: Vec<ProjectOut> = (0..np)
+        .map(|p| {
+            let mut out = ProjectOut {
+                id: prep.project_ids[p].clone(),
+                reviews: count[p],
+                raw_mean: raw_mean(p),
+                raw_rank: None,
+                quality: None,
+                std_error: None,
+                rank: None,
+                rank_low: None,
+                rank_high: None,
+                excluded: None,
+            };
+            let local = project_local[p];
+            out.excluded = if let Some(reason) = &prep.upstream_excluded[p] {
+                Some(reason.clone())
+            } else if !has_candidate[p] {
+                Some(EXCLUDED_NO_USABLE_REVIEWS.to_string())
+            } else if local.is_none() {
+                Some(EXCLUDED_NOT_COMPARABLE.to_string())
+            } else {
+                None
+            };
+            if let (Some(l), Some(f), Some(rk)) = (local, &fit, &ranks) {
+                out.raw_rank = Some(raw_ranks[l]);
+                out.quality = Some(f.q[l]);
+                // A posterior sd needs residual degrees of freedom to
+                // estimate the noise from.
+                out.std_error = (f.resid_df >= 1.0).then(|| f.var_q[l].max(0.0).sqrt());
+                out.rank = Some(rk[l]);
+                if let Some(iv) = &intervals {
+                    // The interval always contains the point estimate.
+                    out.rank_low = Some(iv[l].0.min(rk[l]));
+                    out.rank_high = Some(iv[l].1.max(rk[l]));
+                }
+            }
+            out
+        })
+        .collect();
+    projects.sort_by(|a, b| {
+        let key = |p: &ProjectOut| (p.rank.is_none(), p.rank.unwrap_or(0));
+        key(a).cmp(&key(b)).then_with(|| a.id.cmp(&b.id))
+    });
+
+    let main = fit.as_ref().map(|f| MainFit {
+        design: &design,
+        fit: f,
+        judge_local: &judge_local,
+        project_global: &project_global,
+        judge_global: &judge_global,
+    });
+    let judges =
+        diagnostics::judges_out(&prep.judge_ids, &cand, &comps.judge_in_main, main.as_ref());
+    let diagnostics = Diagnostics {
+        outlier_reviews: main
+            .as_ref()
+            .map(|m| diagnostics::outliers(m, &prep.judge_ids, &prep.project_ids))
+            .unwrap_or_default(),
+        identical_judges: diagnostics::identical_judges(&cand, &prep.judge_ids),
+        ignored_reviews: prep.ignored,
+    };
+
+    CalibrationResult {
+        engine_version: ENGINE_VERSION.to_string(),
+        input_hash: inputs_hash(input),
+        params: used,
+        model: opts.name(),
+        lambda: fit.as_ref().map(|f| f.lambda),
+        cv_error: fit.as_ref().and_then(|f| f.cv_error),
+        components: comps.count,
+        connected: comps.count <= 1,
+        projects,
+        judges,
+        diagnostics,
+    }
+}

@@ -1,0 +1,155 @@
+//! Public input/output types of the calibration engine.
+
+use serde::{Deserialize, Serialize};
+
+/// A project as known upstream. `excluded` carries an upstream exclusion
+/// reason (e.g. `"duplicate"`, `"not_submitted"`); excluded projects are
+/// reported but never fitted nor ranked, and their reviews are ignored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProjectIn {
+    pub id: String,
+    pub excluded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeIn {
+    pub id: String,
+}
+
+/// One review: the weighted rubric total, already scaled to 0..1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReviewIn {
+    pub judge: String,
+    pub project: String,
+    pub score: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationInput {
+    pub projects: Vec<ProjectIn>,
+    pub judges: Vec<JudgeIn>,
+    pub reviews: Vec<ReviewIn>,
+}
+
+/// Engine parameters. Everything random is derived from `seed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub seed: u64,
+    /// Number of bootstrap replicates for rank intervals (0 disables them;
+    /// at most 10 000 are used).
+    pub bootstrap: u32,
+    /// Candidate ridge strengths for the judge offsets, in units of
+    /// "pseudo-reviews at offset 0" (weights are normalised to mean 1).
+    /// Non-finite or non-positive values are ignored, the rest clamped to
+    /// [1e-6, 1e6].
+    pub lambda_grid: Vec<f64>,
+    /// Number of cross-validation folds (clamped to 2..=20).
+    pub folds: u32,
+}
+
+impl Params {
+    /// The fixed default grid/folds/bootstrap used in production.
+    pub fn default_for(seed: u64) -> Self {
+        Params {
+            seed,
+            bootstrap: 200,
+            lambda_grid: vec![0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0],
+            folds: 5,
+        }
+    }
+}
+
+/// Exclusion reasons produced by the engine itself (upstream reasons are
+/// passed through verbatim).
+pub const EXCLUDED_NO_USABLE_REVIEWS: &str = "no_usable_reviews";
+pub const EXCLUDED_NOT_COMPARABLE: &str = "not_comparable";
+
+/// Judge flags.
+pub const FLAG_OK: &str = "ok";
+pub const FLAG_CONSTANT: &str = "constant";
+pub const FLAG_SINGLE_REVIEW: &str = "single_review";
+pub const FLAG_DISCORDANT: &str = "discordant";
+pub const FLAG_NO_REVIEWS: &str = "no_reviews";
+pub const FLAG_NOT_COMPARABLE: &str = "not_comparable";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProjectOut {
+    pub id: String,
+    /// Usable reviews (known judge, finite score within ±1000).
+    pub reviews: u32,
+    /// Plain mean of the usable reviews.
+    pub raw_mean: Option<f64>,
+    /// Rank of `raw_mean` among the ranked projects (competition ranking,
+    /// ties share the best rank), for comparison with `rank`.
+    pub raw_rank: Option<u32>,
+    /// Calibrated quality, on the 0..1 score scale of an average judge.
+    pub quality: Option<f64>,
+    /// Standard error of `quality` (posterior sd of the ridge model).
+    pub std_error: Option<f64>,
+    /// Calibrated rank, 1 = best (competition ranking).
+    pub rank: Option<u32>,
+    /// 90% bootstrap interval for `rank`.
+    pub rank_low: Option<u32>,
+    pub rank_high: Option<u32>,
+    pub excluded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeOut {
+    pub id: String,
+    /// Usable reviews on non-excluded projects.
+    pub reviews: u32,
+    /// Additive severity offset b_j (positive = generous).
+    pub offset: Option<f64>,
+    /// Diagnostic slope of the judge's scores on the leave-this-judge-out
+    /// consensus (1 = typical spread, <0 = reversed). Not used in the fit.
+    pub scale: Option<f64>,
+    /// Estimated residual sd of the judge (shrunk towards the pooled sd).
+    pub noise: Option<f64>,
+    pub flag: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutlierReview {
+    pub judge: String,
+    pub project: String,
+    pub residual: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IdenticalJudges {
+    pub judge_a: String,
+    pub judge_b: String,
+    pub shared: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// Reviews whose standardised residual exceeds the outlier threshold.
+    pub outlier_reviews: Vec<OutlierReview>,
+    /// Judge pairs with identical scores on all of >= 3 shared projects.
+    pub identical_judges: Vec<IdenticalJudges>,
+    /// Reviews dropped before fitting: unknown judge/project, or a score
+    /// that is non-finite or beyond ±1000.
+    pub ignored_reviews: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationResult {
+    pub engine_version: String,
+    /// SHA-256 of `canonical_inputs_json` of the input (the params are
+    /// recorded separately below and covered by the result hash).
+    pub input_hash: String,
+    pub params: Params,
+    /// Human-readable name of the fitted model variant.
+    pub model: String,
+    pub lambda: Option<f64>,
+    pub cv_error: Option<f64>,
+    /// Connected components of the judge–project review graph (only nodes
+    /// with at least one usable review count).
+    pub components: u32,
+    pub connected: bool,
+    pub projects: Vec<ProjectOut>,
+    pub judges: Vec<JudgeOut>,
+    pub diagnostics: Diagnostics,
+}

@@ -19,6 +19,7 @@ pub struct Model {
     pub reviews_per_project: i32,
     pub max_team_size: i32,
     pub created_at: DateTimeUtc,
+    pub comments_to_teams: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

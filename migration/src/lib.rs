@@ -5,6 +5,7 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_core;
+mod m20261130_000002_judging;
 mod sql;
 
 pub struct Migrator;
@@ -12,6 +13,9 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261130_000001_core::Migration)]
+        vec![
+            Box::new(m20261130_000001_core::Migration),
+            Box::new(m20261130_000002_judging::Migration),
+        ]
     }
 }

@@ -3,11 +3,36 @@
 use sea_orm_migration::sea_orm::DbBackend;
 
 /// Column types that differ between the backends, substituted into the DDL text:
-/// `{pk}` a surrogate 64-bit primary key, `{ts}` a UTC timestamp.
+/// `{pk}` a surrogate 64-bit primary key, `{ts}` a UTC timestamp, `{real}` a double.
 pub fn render(backend: DbBackend, ddl: &str) -> String {
-    let (pk, ts) = match backend {
-        DbBackend::Postgres => ("BIGSERIAL PRIMARY KEY", "TIMESTAMPTZ"),
-        _ => ("INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT"),
+    let (pk, ts, real) = match backend {
+        DbBackend::Postgres => ("BIGSERIAL PRIMARY KEY", "TIMESTAMPTZ", "DOUBLE PRECISION"),
+        _ => ("INTEGER PRIMARY KEY AUTOINCREMENT", "TEXT", "REAL"),
     };
-    ddl.replace("{pk}", pk).replace("{ts}", ts)
+    ddl.replace("{pk}", pk)
+        .replace("{ts}", ts)
+        .replace("{real}", real)
+}
+
+/// Statements that make `table` append-only: rows can be inserted, never updated or
+/// deleted. `verdict_audit_refuse()` is created by the core migration on PostgreSQL.
+pub fn append_only(backend: DbBackend, table: &str) -> Vec<String> {
+    match backend {
+        DbBackend::Postgres => vec![
+            format!(
+                "CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} FOR EACH ROW EXECUTE FUNCTION verdict_audit_refuse()"
+            ),
+            format!(
+                "CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION verdict_audit_refuse()"
+            ),
+        ],
+        _ => vec![
+            format!(
+                "CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} BEGIN SELECT RAISE(ABORT, 'verdict: {table} is append-only'); END"
+            ),
+            format!(
+                "CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} BEGIN SELECT RAISE(ABORT, 'verdict: {table} is append-only'); END"
+            ),
+        ],
+    }
 }

@@ -34,6 +34,7 @@ pub struct CalibrationInput {
 /// Engine parameters. Everything random is derived from `seed`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Params {
+    #[serde(with = "seed_text")]
     pub seed: u64,
     /// Number of bootstrap replicates for rank intervals (0 disables them;
     /// at most 10 000 are used).
@@ -152,4 +153,27 @@ pub struct CalibrationResult {
     pub projects: Vec<ProjectOut>,
     pub judges: Vec<JudgeOut>,
     pub diagnostics: Diagnostics,
+}
+
+/// Seeds are full u64 and travel as JSON strings (JavaScript numbers lose precision past
+/// 2^53); a plain number is accepted too.
+mod seed_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&seed.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Seed {
+            Text(String),
+            Number(u64),
+        }
+        match Seed::deserialize(d)? {
+            Seed::Number(n) => Ok(n),
+            Seed::Text(t) => t.parse().map_err(serde::de::Error::custom),
+        }
+    }
 }

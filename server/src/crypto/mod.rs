@@ -4,6 +4,7 @@ use rand::{Rng, RngExt};
 use sha2::{Digest, Sha256};
 
 pub mod password;
+pub mod signing;
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {

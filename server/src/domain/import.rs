@@ -5,13 +5,15 @@
 //! given status. Rows that already exist are never overwritten, so a second import of the
 //! same file inserts nothing and keeps whatever people changed since.
 //!
-//! Criteria and reviews are validated here (every reference and score range) but stored by
-//! the judging step (issue #3), which adds their tables.
+//! Each review becomes an assignment (source `import`, status `done`) plus a submitted
+//! review with its first revision.
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use entity::{event, membership, project, team, team_member, track, user};
+use entity::{
+    assignment, criterion, event, membership, project, review, team, team_member, track, user,
+};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
 };
@@ -143,6 +145,9 @@ pub struct ImportCounts {
     pub teams: i32,
     pub team_members: i32,
     pub projects: i32,
+    pub criteria: i32,
+    pub assignments: i32,
+    pub reviews: i32,
 }
 
 impl ImportCounts {
@@ -314,6 +319,8 @@ fn check(f: &Fixture) -> AppResult<()> {
         if !project_status.contains_key(rv.project.as_str()) {
             return Err(row_err(&r, "unknown project"));
         }
+        validate::text("comment", &rv.comment, super::judging::COMMENT_MAX)
+            .map_err(|m| row_err(&r, m))?;
         if !reviewed.insert((rv.judge.as_str(), rv.project.as_str())) {
             return Err(row_err(&r, "a judge reviews a project once"));
         }
@@ -587,17 +594,107 @@ pub async fn import<C: ConnectionTrait>(
         .await?;
     }
 
+    import_judging(txn, &ev, f, &mut n).await?;
+
     audit::append(
         txn,
         Entry::new("event.imported", "event", &ev.public_id)
             .by(actor)
             .in_event(&ev.external_id)
-            .with(json!({
-                "inserted": n,
-                "criteria_validated": f.criteria.len(),
-                "reviews_validated": f.reviews.len(),
-            })),
+            .with(json!({ "inserted": n })),
     )
     .await?;
     Ok((ev, n))
+}
+
+/// The rubric and the reviews: each review becomes a done assignment and a submitted
+/// review (version 1) with its revision. Existing (judge, project) pairs are left alone.
+async fn import_judging<C: ConnectionTrait>(
+    txn: &C,
+    ev: &event::Model,
+    f: &Fixture,
+    n: &mut ImportCounts,
+) -> AppResult<()> {
+    let rubric = super::judging::rubric(txn, ev.id).await?;
+    for c in &f.criteria {
+        if rubric.iter().any(|r| r.key == c.key) {
+            continue;
+        }
+        n.criteria += 1;
+        criterion::ActiveModel {
+            public_id: Set(public_id("crit")),
+            event_id: Set(ev.id),
+            key: Set(c.key.clone()),
+            name: Set(c.name.clone()),
+            weight: Set(c.weight),
+            min_score: Set(c.min),
+            max_score: Set(c.max),
+            position: Set(c.position),
+            ..Default::default()
+        }
+        .insert(txn)
+        .await?;
+    }
+    if f.reviews.is_empty() {
+        return Ok(());
+    }
+    let judges: HashMap<String, membership::Model> = membership::Entity::find()
+        .filter(membership::Column::EventId.eq(ev.id))
+        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
+        .all(txn)
+        .await?
+        .into_iter()
+        .filter_map(|m| m.external_id.clone().map(|x| (x, m)))
+        .collect();
+    let projects: HashMap<String, project::Model> = project::Entity::find()
+        .filter(project::Column::EventId.eq(ev.id))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|p| (p.external_id.clone(), p))
+        .collect();
+    let existing: HashSet<(i64, i64)> = assignment::Entity::find()
+        .filter(assignment::Column::EventId.eq(ev.id))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|a| (a.judge_id, a.project_id))
+        .collect();
+    let t0 = now();
+    for (i, rv) in f.reviews.iter().enumerate() {
+        let row = format!("review #{} ({} on {})", i + 1, rv.judge, rv.project);
+        let judge = judges
+            .get(&rv.judge)
+            .ok_or_else(|| row_err(&row, "unknown judge"))?;
+        let p = projects
+            .get(&rv.project)
+            .ok_or_else(|| row_err(&row, "unknown project"))?;
+        if existing.contains(&(judge.id, p.id)) {
+            continue;
+        }
+        let a = super::judging::insert_assignment(txn, judge, p, "import", "done").await?;
+        let scores: std::collections::BTreeMap<&String, &i64> = rv.scores.iter().collect();
+        let at = rv.submitted_at.unwrap_or(t0);
+        let r = review::ActiveModel {
+            public_id: Set(public_id("rev")),
+            event_id: Set(ev.id),
+            assignment_id: Set(a.id),
+            judge_id: Set(judge.id),
+            project_id: Set(p.id),
+            scores: Set(serde_json::to_string(&scores).unwrap_or_else(|_| "{}".into())),
+            comment: Set(rv.comment.clone()),
+            submitted: Set(true),
+            submitted_at: Set(Some(at)),
+            version: Set(1),
+            created_at: Set(at),
+            updated_at: Set(at),
+            ..Default::default()
+        }
+        .insert(txn)
+        .await?;
+        super::judging::insert_revision(txn, &r).await?;
+        n.assignments += 1;
+        n.reviews += 1;
+    }
+    Ok(())
 }

@@ -15,7 +15,9 @@ pub mod demo;
 pub mod events;
 pub mod idempotency;
 pub mod import;
+pub mod judging;
 pub mod projects;
+pub mod results;
 pub mod teams;
 pub mod validate;
 

@@ -1,0 +1,174 @@
+//! The deployment's Ed25519 signing key, and domain-separated signatures.
+//!
+//! Every kind of signed artifact has its own domain tag (`verdict.run.v1`,
+//! `verdict.checkpoint.v1`, ...). The signed pre-image is [`super::sha256_fields`] over the
+//! tag and the artifact's fields, so a signature of one kind never verifies as another.
+
+use std::io::Write;
+use std::path::Path;
+
+use ed25519_dalek::pkcs8::{
+    DecodePrivateKey, EncodePrivateKey, EncodePublicKey, spki::der::pem::LineEnding,
+};
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use rand::Rng;
+
+use crate::error::{AppError, AppResult};
+
+pub const RUN_TAG: &str = "verdict.run.v1";
+pub const CHECKPOINT_TAG: &str = "verdict.checkpoint.v1";
+pub const PUBLICATION_TAG: &str = "verdict.publication.v1";
+
+/// The signing key of this deployment. Never served, never logged.
+pub struct Signer25519 {
+    key: SigningKey,
+}
+
+impl std::fmt::Debug for Signer25519 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Signer25519({})", self.fingerprint())
+    }
+}
+
+impl Signer25519 {
+    /// Loads the key from `path`, or creates it there on first start: created exclusively
+    /// (never overwriting a key that appeared meanwhile) with mode 0600.
+    pub fn load_or_create(path: &Path) -> AppResult<Signer25519> {
+        match std::fs::read_to_string(path) {
+            Ok(pem) => {
+                let key = SigningKey::from_pkcs8_pem(&pem).map_err(|e| {
+                    AppError::Internal(format!(
+                        "{} is not an Ed25519 PKCS#8 key: {e}",
+                        path.display()
+                    ))
+                })?;
+                Ok(Signer25519 { key })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let mut secret = [0u8; 32];
+                rand::rng().fill_bytes(&mut secret);
+                let key = SigningKey::from_bytes(&secret);
+                let pem = key.to_pkcs8_pem(LineEnding::LF).map_err(|e| {
+                    AppError::Internal(format!("cannot encode the signing key: {e}"))
+                })?;
+                let mut opts = std::fs::OpenOptions::new();
+                opts.write(true).create_new(true);
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::OpenOptionsExt;
+                    opts.mode(0o600);
+                }
+                match opts.open(path) {
+                    Ok(mut f) => {
+                        f.write_all(pem.as_bytes())
+                            .and_then(|_| f.sync_all())
+                            .map_err(|e| {
+                                AppError::Internal(format!("cannot write {}: {e}", path.display()))
+                            })?;
+                        Ok(Signer25519 { key })
+                    }
+                    // Another process created it first: use theirs.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        Self::load_or_create(path)
+                    }
+                    Err(e) => Err(AppError::Internal(format!(
+                        "cannot create {}: {e}",
+                        path.display()
+                    ))),
+                }
+            }
+            Err(e) => Err(AppError::Internal(format!(
+                "cannot read {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+
+    pub fn public(&self) -> PublicKey {
+        PublicKey(self.key.verifying_key())
+    }
+
+    pub fn fingerprint(&self) -> String {
+        self.public().fingerprint()
+    }
+
+    /// Signs the domain-tagged pre-image of `fields`; hex signature.
+    pub fn sign(&self, tag: &str, fields: &[&[u8]]) -> String {
+        let pre = super::sha256_fields(tag, fields);
+        hex::encode(self.key.sign(pre.as_bytes()).to_bytes())
+    }
+}
+
+/// A public verification key.
+#[derive(Clone, Debug)]
+pub struct PublicKey(VerifyingKey);
+
+impl PublicKey {
+    pub fn from_pem(pem: &str) -> AppResult<PublicKey> {
+        use ed25519_dalek::pkcs8::DecodePublicKey;
+        VerifyingKey::from_public_key_pem(pem)
+            .map(PublicKey)
+            .map_err(|e| {
+                AppError::bad_input("publicKey", format!("not an Ed25519 public key: {e}"))
+            })
+    }
+
+    pub fn to_pem(&self) -> String {
+        self.0.to_public_key_pem(LineEnding::LF).unwrap_or_default()
+    }
+
+    /// SHA-256 of the raw 32-byte public key, hex.
+    pub fn fingerprint(&self) -> String {
+        super::sha256_hex(&self.0.to_bytes())
+    }
+
+    /// Whether `signature` (hex) signs the domain-tagged pre-image of `fields`.
+    pub fn verify(&self, tag: &str, fields: &[&[u8]], signature: &str) -> bool {
+        let Ok(bytes) = hex::decode(signature) else {
+            return false;
+        };
+        let Ok(bytes) = <[u8; 64]>::try_from(bytes.as_slice()) else {
+            return false;
+        };
+        let pre = super::sha256_fields(tag, fields);
+        self.0
+            .verify(pre.as_bytes(), &Signature::from_bytes(&bytes))
+            .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_is_created_once_with_0600_and_reloaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.pem");
+        let a = Signer25519::load_or_create(&path).unwrap();
+        let b = Signer25519::load_or_create(&path).unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn signatures_are_bound_to_their_domain_and_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Signer25519::load_or_create(&dir.path().join("k")).unwrap();
+        let sig = s.sign(RUN_TAG, &[b"a", b"b"]);
+        let pk = PublicKey::from_pem(&s.public().to_pem()).unwrap();
+        assert!(pk.verify(RUN_TAG, &[b"a", b"b"], &sig));
+        assert!(
+            !pk.verify(CHECKPOINT_TAG, &[b"a", b"b"], &sig),
+            "a run signature verified as a checkpoint"
+        );
+        assert!(!pk.verify(RUN_TAG, &[b"a", b"c"], &sig));
+        assert!(!pk.verify(RUN_TAG, &[b"ab"], &sig));
+        assert!(!pk.verify(RUN_TAG, &[b"a", b"b"], "00"));
+    }
+}

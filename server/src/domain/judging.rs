@@ -1,0 +1,606 @@
+//! Judging: the rubric, assignments, recusals and private reviews.
+//!
+//! A judge reads and writes only their own reviews, inside the judging window; every save
+//! appends an immutable revision, so every earlier score survives.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use entity::{
+    assignment, criterion, event, membership, project, recusal, review, review_revision,
+    team_member,
+};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+use serde_json::json;
+
+use super::{Actor, Role, json_ids, lock_event, now, require_organizer, validate};
+use crate::audit::{self, Entry};
+use crate::crypto::public_id;
+use crate::error::{AppError, AppResult};
+
+pub const COMMENT_MAX: usize = 4_000;
+
+/// A criterion as an organizer defines it.
+#[derive(Debug, Clone)]
+pub struct CriterionFields {
+    pub key: String,
+    pub name: String,
+    pub weight: f64,
+    pub min: i32,
+    pub max: i32,
+    pub position: i32,
+}
+
+pub async fn rubric<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<Vec<criterion::Model>> {
+    Ok(criterion::Entity::find()
+        .filter(criterion::Column::EventId.eq(event_id))
+        .order_by_asc(criterion::Column::Position)
+        .order_by_asc(criterion::Column::Key)
+        .all(db)
+        .await?)
+}
+
+async fn any_score<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<bool> {
+    Ok(review::Entity::find()
+        .filter(review::Column::EventId.eq(event_id))
+        .count(db)
+        .await?
+        > 0)
+}
+
+fn check_criterion(f: &CriterionFields) -> AppResult<()> {
+    let key_ok = !f.key.is_empty()
+        && f.key.len() <= 32
+        && f.key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !key_ok {
+        return Err(AppError::bad_input(
+            "key",
+            "must be 1-32 lower-case letters, digits or '_'",
+        ));
+    }
+    validate::name("name", &f.name, validate::NAME_MAX)?;
+    if !(f.weight.is_finite() && f.weight > 0.0) {
+        return Err(AppError::bad_input("weight", "must be a positive number"));
+    }
+    if f.min >= f.max {
+        return Err(AppError::bad_input("max", "must be greater than min"));
+    }
+    Ok(())
+}
+
+/// Creates or updates a criterion by key. Once any score exists in the event, criteria
+/// cannot be added, reweighted or re-ranged (renaming and reordering are fine).
+pub async fn set_criterion<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    f: CriterionFields,
+) -> AppResult<criterion::Model> {
+    require_organizer(txn, actor, e).await?;
+    check_criterion(&f)?;
+    lock_event(txn, e.id).await?;
+    let scored = any_score(txn, e.id).await?;
+    let existing = criterion::Entity::find()
+        .filter(criterion::Column::EventId.eq(e.id))
+        .filter(criterion::Column::Key.eq(&f.key))
+        .one(txn)
+        .await?;
+    let c = match existing {
+        Some(c) => {
+            let reshaped = c.weight != f.weight || c.min_score != f.min || c.max_score != f.max;
+            if scored && reshaped {
+                return Err(AppError::conflict(
+                    "scores exist in this event: criteria can be renamed or reordered, not reweighted or re-ranged",
+                ));
+            }
+            let mut am = c.into_active_model();
+            am.name = Set(f.name.trim().to_owned());
+            am.weight = Set(f.weight);
+            am.min_score = Set(f.min);
+            am.max_score = Set(f.max);
+            am.position = Set(f.position);
+            am.update(txn).await?
+        }
+        None => {
+            if scored {
+                return Err(AppError::conflict(
+                    "scores exist in this event: criteria cannot be added",
+                ));
+            }
+            criterion::ActiveModel {
+                public_id: Set(public_id("crit")),
+                event_id: Set(e.id),
+                key: Set(f.key.clone()),
+                name: Set(f.name.trim().to_owned()),
+                weight: Set(f.weight),
+                min_score: Set(f.min),
+                max_score: Set(f.max),
+                position: Set(f.position),
+                ..Default::default()
+            }
+            .insert(txn)
+            .await?
+        }
+    };
+    audit::append(
+        txn,
+        Entry::new("criterion.saved", "criterion", &c.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "key": c.key, "weight": c.weight, "min": c.min_score, "max": c.max_score, "position": c.position })),
+    )
+    .await?;
+    Ok(c)
+}
+
+pub async fn remove_criterion<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    key: &str,
+) -> AppResult<()> {
+    require_organizer(txn, actor, e).await?;
+    lock_event(txn, e.id).await?;
+    if any_score(txn, e.id).await? {
+        return Err(AppError::conflict(
+            "scores exist in this event: criteria cannot be removed",
+        ));
+    }
+    let c = criterion::Entity::find()
+        .filter(criterion::Column::EventId.eq(e.id))
+        .filter(criterion::Column::Key.eq(key))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("criterion"))?;
+    criterion::Entity::delete_by_id(c.id).exec(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("criterion.removed", "criterion", &c.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "key": c.key })),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Resolves a judge of `event_id` by membership id or external id (e.g. `jdg_01`).
+pub async fn find_judge<C: ConnectionTrait>(
+    db: &C,
+    event_id: i64,
+    id: &str,
+) -> AppResult<membership::Model> {
+    membership::Entity::find()
+        .filter(membership::Column::EventId.eq(event_id))
+        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
+        .filter(
+            sea_orm::Condition::any()
+                .add(membership::Column::PublicId.eq(id))
+                .add(membership::Column::ExternalId.eq(id)),
+        )
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::bad_input("judge", "no such judge in this event"))
+}
+
+/// Why `judge` may not review `p`, if anything stands in the way.
+pub async fn ineligible<C: ConnectionTrait>(
+    db: &C,
+    judge: &membership::Model,
+    p: &project::Model,
+) -> AppResult<Option<&'static str>> {
+    if p.status != "submitted" {
+        return Ok(Some("only submitted projects are assigned"));
+    }
+    if judge.role != Role::Judge.as_str() || judge.event_id != p.event_id {
+        return Ok(Some("this person does not judge this event"));
+    }
+    let tracks = json_ids(&judge.judge_tracks);
+    if !tracks.is_empty() && !tracks.contains(&p.track_id) {
+        return Ok(Some("this judge does not cover the project's track"));
+    }
+    let on_team = team_member::Entity::find()
+        .filter(team_member::Column::TeamId.eq(p.team_id))
+        .filter(team_member::Column::UserId.eq(judge.user_id))
+        .count(db)
+        .await?
+        > 0;
+    if on_team {
+        return Ok(Some("a judge cannot review their own team's project"));
+    }
+    let recused = recusal::Entity::find()
+        .filter(recusal::Column::JudgeId.eq(judge.id))
+        .filter(recusal::Column::TeamId.eq(p.team_id))
+        .count(db)
+        .await?
+        > 0;
+    if recused {
+        return Ok(Some("this judge is recused from the project's team"));
+    }
+    Ok(None)
+}
+
+pub async fn insert_assignment<C: ConnectionTrait>(
+    txn: &C,
+    judge: &membership::Model,
+    p: &project::Model,
+    source: &str,
+    status: &str,
+) -> AppResult<assignment::Model> {
+    Ok(assignment::ActiveModel {
+        public_id: Set(public_id("asg")),
+        event_id: Set(p.event_id),
+        judge_id: Set(judge.id),
+        project_id: Set(p.id),
+        status: Set(status.to_owned()),
+        source: Set(source.to_owned()),
+        created_at: Set(now()),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?)
+}
+
+/// An organizer assigns one judge to one project.
+pub async fn assign<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    judge: &str,
+    project_id: &str,
+) -> AppResult<assignment::Model> {
+    require_organizer(txn, actor, e).await?;
+    lock_event(txn, e.id).await?;
+    let j = find_judge(txn, e.id, judge).await?;
+    let p = super::find_project(txn, project_id, Some(e.id))
+        .await?
+        .filter(|p| p.event_id == e.id)
+        .ok_or_else(|| AppError::bad_input("project", "no such project in this event"))?;
+    if let Some(why) = ineligible(txn, &j, &p).await? {
+        return Err(AppError::conflict(why));
+    }
+    let exists = assignment::Entity::find()
+        .filter(assignment::Column::JudgeId.eq(j.id))
+        .filter(assignment::Column::ProjectId.eq(p.id))
+        .count(txn)
+        .await?
+        > 0;
+    if exists {
+        return Err(AppError::conflict(
+            "this judge is already assigned to this project",
+        ));
+    }
+    let a = insert_assignment(txn, &j, &p, "manual", "pending").await?;
+    audit::append(
+        txn,
+        Entry::new("assignment.created", "assignment", &a.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "judge": j.public_id, "project": p.public_id, "source": "manual" })),
+    )
+    .await?;
+    Ok(a)
+}
+
+/// Removes an assignment that has not been scored.
+pub async fn unassign<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    assignment_id: &str,
+) -> AppResult<()> {
+    let a = assignment::Entity::find()
+        .filter(assignment::Column::PublicId.eq(assignment_id))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("assignment"))?;
+    let e = lock_event(txn, a.event_id).await?;
+    if require_organizer(txn, actor, &e).await.is_err() {
+        return Err(AppError::NotFound("assignment"));
+    }
+    let scored = review::Entity::find()
+        .filter(review::Column::AssignmentId.eq(a.id))
+        .count(txn)
+        .await?
+        > 0;
+    if scored {
+        return Err(AppError::conflict("a scored assignment cannot be removed"));
+    }
+    assignment::Entity::delete_by_id(a.id).exec(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("assignment.removed", "assignment", &a.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Declares a conflict between a judge and a team (covering the team's future projects
+/// too). The judge's assignments to the team's projects become `recused`, and their reviews
+/// stop counting.
+pub async fn recuse<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    judge: &str,
+    team_id: &str,
+    reason: &str,
+) -> AppResult<recusal::Model> {
+    require_organizer(txn, actor, e).await?;
+    let reason = validate::text("reason", reason, 500)?;
+    lock_event(txn, e.id).await?;
+    let j = find_judge(txn, e.id, judge).await?;
+    let t = super::find_team(txn, team_id, Some(e.id))
+        .await?
+        .filter(|t| t.event_id == e.id)
+        .ok_or_else(|| AppError::bad_input("team", "no such team in this event"))?;
+    let exists = recusal::Entity::find()
+        .filter(recusal::Column::JudgeId.eq(j.id))
+        .filter(recusal::Column::TeamId.eq(t.id))
+        .count(txn)
+        .await?
+        > 0;
+    if exists {
+        return Err(AppError::conflict(
+            "this judge is already recused from this team",
+        ));
+    }
+    let r = recusal::ActiveModel {
+        public_id: Set(public_id("rec")),
+        event_id: Set(e.id),
+        judge_id: Set(j.id),
+        team_id: Set(t.id),
+        reason: Set(reason),
+        created_at: Set(now()),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?;
+    let projects: Vec<i64> = project::Entity::find()
+        .filter(project::Column::TeamId.eq(t.id))
+        .select_only()
+        .column(project::Column::Id)
+        .into_tuple()
+        .all(txn)
+        .await?;
+    let changed = assignment::Entity::update_many()
+        .col_expr(
+            assignment::Column::Status,
+            sea_orm::sea_query::Expr::value("recused"),
+        )
+        .filter(assignment::Column::JudgeId.eq(j.id))
+        .filter(assignment::Column::ProjectId.is_in(projects))
+        .exec(txn)
+        .await?
+        .rows_affected;
+    audit::append(
+        txn,
+        Entry::new("recusal.declared", "recusal", &r.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "judge": j.public_id, "team": t.public_id, "assignments_recused": changed })),
+    )
+    .await?;
+    Ok(r)
+}
+
+fn require_judging_open(e: &event::Model, at: DateTime<Utc>) -> AppResult<()> {
+    match (e.judging_open, e.judging_close) {
+        (Some(o), Some(c)) if at >= o && at < c => Ok(()),
+        (Some(o), Some(_)) if at < o => {
+            Err(AppError::WindowClosed("judging has not opened yet".into()))
+        }
+        (Some(_), Some(_)) => Err(AppError::WindowClosed(
+            "the judging window has closed".into(),
+        )),
+        _ => Err(AppError::WindowClosed(
+            "this event has no judging window".into(),
+        )),
+    }
+}
+
+/// Validates scores against the rubric: known criteria, integers within range, and every
+/// criterion present when the review is submitted.
+pub fn check_scores(
+    rubric: &[criterion::Model],
+    scores: &[(String, i64)],
+    complete: bool,
+) -> AppResult<BTreeMap<String, i64>> {
+    let mut out = BTreeMap::new();
+    for (key, value) in scores {
+        let c = rubric
+            .iter()
+            .find(|c| &c.key == key)
+            .ok_or_else(|| AppError::bad_input("scores", format!("unknown criterion {key:?}")))?;
+        if *value < c.min_score as i64 || *value > c.max_score as i64 {
+            return Err(AppError::bad_input(
+                "scores",
+                format!("{key} must be between {} and {}", c.min_score, c.max_score),
+            ));
+        }
+        if out.insert(key.clone(), *value).is_some() {
+            return Err(AppError::bad_input(
+                "scores",
+                format!("{key} is scored twice"),
+            ));
+        }
+    }
+    if complete && let Some(c) = rubric.iter().find(|c| !out.contains_key(&c.key)) {
+        return Err(AppError::bad_input(
+            "scores",
+            format!(
+                "{} is not scored; a submitted review scores every criterion",
+                c.key
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// The judge of an assignment creates or updates its review, appending a revision.
+pub async fn save_review<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    assignment_id: &str,
+    scores: &[(String, i64)],
+    comment: Option<&str>,
+    submit: bool,
+) -> AppResult<review::Model> {
+    let a = assignment::Entity::find()
+        .filter(assignment::Column::PublicId.eq(assignment_id))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("assignment"))?;
+    let judge = membership::Entity::find_by_id(a.judge_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("assignment"))?;
+    let e = event::Entity::find_by_id(a.event_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("event"))?;
+    if judge.user_id != actor.user.id {
+        // Organizers can see the assignment but may not score it; anyone else cannot see it.
+        return match require_organizer(txn, actor, &e).await {
+            Ok(()) => Err(AppError::forbidden(
+                "only the assigned judge may write this review",
+            )),
+            Err(_) => Err(AppError::NotFound("assignment")),
+        };
+    }
+    require_judging_open(&e, now())?;
+    if a.status == "recused" {
+        return Err(AppError::conflict("this assignment is recused"));
+    }
+    let comment = comment
+        .map(|c| validate::text("comment", c, COMMENT_MAX))
+        .transpose()?;
+    let existing = review::Entity::find()
+        .filter(review::Column::AssignmentId.eq(a.id))
+        .one(txn)
+        .await?;
+    let submit = submit || existing.as_ref().is_some_and(|r| r.submitted);
+    let rubric = rubric(txn, e.id).await?;
+    // Scores given now replace those of the same criteria; the rest carry over.
+    let mut merged: Vec<(String, i64)> = existing
+        .as_ref()
+        .map(|r| serde_json::from_str::<BTreeMap<String, i64>>(&r.scores).unwrap_or_default())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _)| !scores.iter().any(|(s, _)| s == k))
+        .collect();
+    merged.extend(scores.iter().cloned());
+    let checked = check_scores(&rubric, &merged, submit)?;
+    let scores_json = serde_json::to_string(&checked).unwrap_or_else(|_| "{}".into());
+    let t = now();
+    let r = match existing {
+        Some(r) => {
+            let version = r.version + 1;
+            let was_submitted = r.submitted;
+            let mut am = r.into_active_model();
+            am.scores = Set(scores_json.clone());
+            if let Some(c) = &comment {
+                am.comment = Set(c.clone());
+            }
+            am.submitted = Set(submit);
+            if submit && !was_submitted {
+                am.submitted_at = Set(Some(t));
+            }
+            am.version = Set(version);
+            am.updated_at = Set(t);
+            am.update(txn).await?
+        }
+        None => {
+            review::ActiveModel {
+                public_id: Set(public_id("rev")),
+                event_id: Set(e.id),
+                assignment_id: Set(a.id),
+                judge_id: Set(judge.id),
+                project_id: Set(a.project_id),
+                scores: Set(scores_json.clone()),
+                comment: Set(comment.clone().unwrap_or_default()),
+                submitted: Set(submit),
+                submitted_at: Set(submit.then_some(t)),
+                version: Set(1),
+                created_at: Set(t),
+                updated_at: Set(t),
+                ..Default::default()
+            }
+            .insert(txn)
+            .await?
+        }
+    };
+    insert_revision(txn, &r).await?;
+    if submit && a.status != "done" {
+        let mut am = a.clone().into_active_model();
+        am.status = Set("done".into());
+        am.update(txn).await?;
+    }
+    let action = if submit {
+        "review.submitted"
+    } else {
+        "review.saved"
+    };
+    audit::append(
+        txn,
+        Entry::new(action, "review", &r.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "assignment": a.public_id, "version": r.version, "criteria_scored": checked.len() })),
+    )
+    .await?;
+    Ok(r)
+}
+
+pub async fn insert_revision<C: ConnectionTrait>(txn: &C, r: &review::Model) -> AppResult<()> {
+    review_revision::ActiveModel {
+        review_id: Set(r.id),
+        version: Set(r.version),
+        scores: Set(r.scores.clone()),
+        comment: Set(r.comment.clone()),
+        submitted: Set(r.submitted),
+        created_at: Set(r.updated_at),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?;
+    Ok(())
+}
+
+/// A judge's assignments in an event, in the judge's own order (see [`judge_order`]).
+pub async fn my_assignments<C: ConnectionTrait>(
+    db: &C,
+    user_id: i64,
+    event_id: i64,
+) -> AppResult<Vec<assignment::Model>> {
+    let Some(judge) = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
+        .filter(membership::Column::EventId.eq(event_id))
+        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
+        .one(db)
+        .await?
+    else {
+        return Ok(vec![]);
+    };
+    let mut rows = assignment::Entity::find()
+        .filter(assignment::Column::JudgeId.eq(judge.id))
+        .all(db)
+        .await?;
+    rows.sort_by_key(|a| judge_order(&judge.public_id, &a.public_id));
+    Ok(rows)
+}
+
+/// A per-judge order of the work queue, so judges do not all start at the same table: the
+/// hash of (judge, assignment) is stable for a judge and differs between judges.
+pub fn judge_order(judge: &str, assignment: &str) -> String {
+    crate::crypto::sha256_fields(
+        "verdict.queue.v1",
+        &[judge.as_bytes(), assignment.as_bytes()],
+    )
+}

@@ -52,6 +52,7 @@ pub fn router(state: AppState) -> Router {
         .route("/graphql/ws", get(graphql_ws))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
+        .route("/.well-known/verdict-signing-key", get(signing_key))
         .fallback(crate::web::serve)
         .with_state(state)
 }
@@ -66,6 +67,31 @@ async fn readyz(State(st): State<AppState>) -> Response {
         )
             .into_response()
     }
+}
+
+/// The public key (PEM) with its fingerprint in `X-Signing-Key-Fingerprint`.
+async fn signing_key(State(st): State<AppState>) -> Response {
+    let public = st.services.signer.public();
+    let fingerprint =
+        HeaderValue::from_str(&public.fingerprint()).unwrap_or(HeaderValue::from_static(""));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/x-pem-file"),
+            ),
+            (
+                header::HeaderName::from_static("x-signing-key-fingerprint"),
+                fingerprint,
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=300"),
+            ),
+        ],
+        public.to_pem(),
+    )
+        .into_response()
 }
 
 /// A response carrying one GraphQL error (for refusals before execution).

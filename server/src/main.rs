@@ -231,7 +231,11 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     if cfg.demo {
         seed_demo(&db).await?;
     }
+    let signer = std::sync::Arc::new(verdict::crypto::signing::Signer25519::load_or_create(
+        &store.key_file,
+    )?);
     let services = Services {
+        signer,
         db,
         bus: Bus::new(),
         limits: cfg.limits.clone(),

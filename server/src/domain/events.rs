@@ -27,6 +27,7 @@ pub struct EventFields {
     pub voting_close: Option<Option<DateTime<Utc>>>,
     pub reviews_per_project: Option<i32>,
     pub max_team_size: Option<i32>,
+    pub comments_to_teams: Option<bool>,
 }
 
 fn check_event(e: &event::ActiveModel) -> AppResult<()> {
@@ -85,6 +86,9 @@ fn apply(am: &mut event::ActiveModel, f: EventFields) -> AppResult<()> {
     }
     if let Some(v) = f.max_team_size {
         am.max_team_size = Set(v);
+    }
+    if let Some(v) = f.comments_to_teams {
+        am.comments_to_teams = Set(v);
     }
     check_event(am)
 }
@@ -147,6 +151,7 @@ pub async fn create_event<C: ConnectionTrait>(
         voting_close: Set(None),
         reviews_per_project: Set(3),
         max_team_size: Set(5),
+        comments_to_teams: Set(false),
         created_at: Set(now()),
         ..Default::default()
     };
@@ -195,6 +200,7 @@ pub async fn update_event<C: ConnectionTrait>(
         ("votingClose", f.voting_close.is_some()),
         ("reviewsPerProject", f.reviews_per_project.is_some()),
         ("maxTeamSize", f.max_team_size.is_some()),
+        ("commentsToTeams", f.comments_to_teams.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))

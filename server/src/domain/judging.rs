@@ -604,3 +604,188 @@ pub fn judge_order(judge: &str, assignment: &str) -> String {
         &[judge.as_bytes(), assignment.as_bytes()],
     )
 }
+
+/// Counts of an event's judging work.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub assignments: i32,
+    pub done: i32,
+    pub pending: i32,
+    pub recused: i32,
+    pub projects_below_target: i32,
+}
+
+pub async fn progress<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<Progress> {
+    let rows = assignment::Entity::find()
+        .filter(assignment::Column::EventId.eq(e.id))
+        .all(db)
+        .await?;
+    let mut p = Progress {
+        assignments: rows.len() as i32,
+        ..Default::default()
+    };
+    for a in &rows {
+        match a.status.as_str() {
+            "done" => p.done += 1,
+            "recused" => p.recused += 1,
+            _ => p.pending += 1,
+        }
+    }
+    let submitted: Vec<i64> = project::Entity::find()
+        .filter(project::Column::EventId.eq(e.id))
+        .filter(project::Column::Status.eq("submitted"))
+        .select_only()
+        .column(project::Column::Id)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let reviewed = review::Entity::find()
+        .filter(review::Column::EventId.eq(e.id))
+        .filter(review::Column::Submitted.eq(true))
+        .all(db)
+        .await?;
+    let mut counts: std::collections::HashMap<i64, i32> = std::collections::HashMap::new();
+    for r in reviewed.iter().filter(|r| {
+        rows.iter()
+            .any(|a| a.id == r.assignment_id && a.status != "recused")
+    }) {
+        *counts.entry(r.project_id).or_default() += 1;
+    }
+    p.projects_below_target = submitted
+        .iter()
+        .filter(|id| counts.get(id).copied().unwrap_or(0) < e.reviews_per_project)
+        .count() as i32;
+    Ok(p)
+}
+
+/// Plans (and with `apply`, writes) assignments bringing every submitted project to `k`
+/// reviews; see [`super::planner`]. Applying writes the new edges in this transaction with
+/// one audit entry listing them; re-applying adds nothing.
+pub async fn auto_assign<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    k: i32,
+    max_load: Option<i32>,
+    seed: i64,
+    apply: bool,
+) -> AppResult<(super::planner::Plan, usize)> {
+    use super::planner::{PlanJudge, PlanProject, plan};
+    require_organizer(txn, actor, e).await?;
+    if !(1..=50).contains(&k) {
+        return Err(AppError::bad_input("k", "must be between 1 and 50"));
+    }
+    if max_load.is_some_and(|m| m < 1) {
+        return Err(AppError::bad_input("maxLoad", "must be at least 1"));
+    }
+    if seed < 0 {
+        return Err(AppError::bad_input("seed", "must not be negative"));
+    }
+    lock_event(txn, e.id).await?;
+    let judges = membership::Entity::find()
+        .filter(membership::Column::EventId.eq(e.id))
+        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
+        .all(txn)
+        .await?;
+    let projects: Vec<project::Model> = project::Entity::find()
+        .filter(project::Column::EventId.eq(e.id))
+        .filter(project::Column::Status.eq("submitted"))
+        .filter(project::Column::DuplicateOf.is_null())
+        .all(txn)
+        .await?;
+    let assignments = assignment::Entity::find()
+        .filter(assignment::Column::EventId.eq(e.id))
+        .all(txn)
+        .await?;
+    let recusals = recusal::Entity::find()
+        .filter(recusal::Column::EventId.eq(e.id))
+        .all(txn)
+        .await?;
+    let members = team_member::Entity::find()
+        .filter(team_member::Column::EventId.eq(e.id))
+        .all(txn)
+        .await?;
+    let key_of: std::collections::HashMap<i64, String> = judges
+        .iter()
+        .map(|j| (j.id, super::results::judge_key(j)))
+        .collect();
+    let plan_projects: Vec<PlanProject> = projects
+        .iter()
+        .map(|p| PlanProject {
+            id: p.external_id.clone(),
+            track: p.track_id.to_string(),
+            team: p.team_id.to_string(),
+            existing: assignments
+                .iter()
+                .filter(|a| a.project_id == p.id && a.status != "recused")
+                .filter_map(|a| key_of.get(&a.judge_id).cloned())
+                .collect(),
+        })
+        .collect();
+    let plan_judges: Vec<PlanJudge> = judges
+        .iter()
+        .map(|j| PlanJudge {
+            id: super::results::judge_key(j),
+            tracks: json_ids(&j.judge_tracks)
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
+            team_ids: members
+                .iter()
+                .filter(|m| m.user_id == j.user_id)
+                .map(|m| m.team_id.to_string())
+                .collect(),
+            recused_teams: recusals
+                .iter()
+                .filter(|r| r.judge_id == j.id)
+                .map(|r| r.team_id.to_string())
+                .collect(),
+            load: assignments
+                .iter()
+                .filter(|a| a.judge_id == j.id && a.status != "recused")
+                .count(),
+        })
+        .collect();
+    let p = plan(
+        &plan_projects,
+        &plan_judges,
+        k as usize,
+        max_load.map(|m| m as usize),
+        seed as u64,
+    );
+    if !apply {
+        return Ok((p, 0));
+    }
+    let by_key: std::collections::HashMap<String, &membership::Model> = judges
+        .iter()
+        .map(|j| (super::results::judge_key(j), j))
+        .collect();
+    let by_ext: std::collections::HashMap<&str, &project::Model> = projects
+        .iter()
+        .map(|p| (p.external_id.as_str(), p))
+        .collect();
+    let mut written = vec![];
+    for (judge, project) in &p.edges {
+        let (Some(j), Some(pr)) = (by_key.get(judge), by_ext.get(project.as_str())) else {
+            continue;
+        };
+        // The planner honours every rule; the same rules are checked again before writing.
+        if let Some(why) = ineligible(txn, j, pr).await? {
+            return Err(AppError::Internal(format!(
+                "planner proposed an ineligible pair ({judge}, {project}): {why}"
+            )));
+        }
+        insert_assignment(txn, j, pr, "auto", "pending").await?;
+        written.push(json!([judge, project]));
+    }
+    let n = written.len();
+    audit::append(
+        txn,
+        Entry::new("assignments.planned", "event", &e.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "k": k, "max_load": max_load, "seed": seed, "edges": written, "components": p.components })),
+    )
+    .await?;
+    Ok((p, n))
+}

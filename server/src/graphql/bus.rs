@@ -6,7 +6,28 @@ use tokio::sync::broadcast;
 
 #[derive(Clone, Debug)]
 pub enum BusEvent {
-    ProjectSubmitted { event_id: i64, project_id: i64 },
+    ProjectSubmitted {
+        event_id: i64,
+        project_id: i64,
+    },
+    /// A review, assignment or recusal changed: progress and the live leaderboard moved.
+    JudgingChanged {
+        event_id: i64,
+    },
+    ResultsPublished {
+        event_id: i64,
+        publication_id: i64,
+    },
+}
+
+impl BusEvent {
+    pub fn event_id(&self) -> i64 {
+        match self {
+            BusEvent::ProjectSubmitted { event_id, .. }
+            | BusEvent::JudgingChanged { event_id }
+            | BusEvent::ResultsPublished { event_id, .. } => *event_id,
+        }
+    }
 }
 
 #[derive(Clone)]

@@ -68,6 +68,8 @@ pub struct Services {
     pub limits: Limits,
     /// Whether session cookies carry `Secure`.
     pub tls_cookies: bool,
+    /// The deployment's signing key (runs, publications, checkpoints).
+    pub signer: Arc<crate::crypto::signing::Signer25519>,
 }
 
 /// Conveniences on async-graphql's context.

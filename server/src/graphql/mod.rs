@@ -9,6 +9,8 @@ pub mod bus;
 pub mod connection;
 pub mod context;
 pub mod error;
+pub mod judging;
+pub mod judging_mutation;
 pub mod loaders;
 pub mod mutation;
 pub mod objects;

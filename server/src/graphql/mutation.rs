@@ -23,18 +23,21 @@ use crate::error::AppError;
 
 pub const COOKIE: &str = "verdict_session";
 
-async fn begin(ctx: &Context<'_>) -> async_graphql::Result<DatabaseTransaction> {
+pub(super) async fn begin(ctx: &Context<'_>) -> async_graphql::Result<DatabaseTransaction> {
     ctx.db().write().await.gql(ctx)
 }
 
-async fn commit(ctx: &Context<'_>, txn: DatabaseTransaction) -> async_graphql::Result<()> {
+pub(super) async fn commit(
+    ctx: &Context<'_>,
+    txn: DatabaseTransaction,
+) -> async_graphql::Result<()> {
     txn.commit().await.gql(ctx)?;
     ctx.rc().refresh().await;
     Ok(())
 }
 
 /// The public id an earlier identical request produced, when this one is a retry.
-async fn replay(
+pub(super) async fn replay(
     ctx: &Context<'_>,
     txn: &DatabaseTransaction,
     actor: &Actor,
@@ -46,7 +49,7 @@ async fn replay(
     }
 }
 
-async fn remember(
+pub(super) async fn remember(
     ctx: &Context<'_>,
     txn: &DatabaseTransaction,
     actor: &Actor,
@@ -68,7 +71,10 @@ fn session_cookie(ctx: &Context<'_>, token: &str, max_age: i64) -> String {
     format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}")
 }
 
-async fn event_of(ctx: &Context<'_>, slug: &str) -> async_graphql::Result<entity::event::Model> {
+pub(super) async fn event_of(
+    ctx: &Context<'_>,
+    slug: &str,
+) -> async_graphql::Result<entity::event::Model> {
     event_by_slug(&ctx.db().conn, slug).await.gql(ctx)
 }
 
@@ -105,6 +111,8 @@ pub struct UpdateEventInput {
     pub voting_close: Option<DateTime<Utc>>,
     pub reviews_per_project: Option<i32>,
     pub max_team_size: Option<i32>,
+    /// Let teams read the (anonymous) comments on their project once results are published.
+    pub comments_to_teams: Option<bool>,
 }
 
 /// Project content. `createProject` needs `title` and `track`; `updateProject` takes any
@@ -145,7 +153,12 @@ impl From<ProjectInput> for ProjectFields {
 }
 
 #[derive(MergedObject, Default)]
-pub struct Mutation(AccountMutation, EventMutation, ProjectMutation);
+pub struct Mutation(
+    AccountMutation,
+    EventMutation,
+    ProjectMutation,
+    super::judging_mutation::JudgingMutation,
+);
 
 #[derive(Default)]
 pub struct AccountMutation;
@@ -262,6 +275,7 @@ impl EventMutation {
             voting_close: Some(input.voting_close),
             reviews_per_project: input.reviews_per_project,
             max_team_size: input.max_team_size,
+            comments_to_teams: None,
         };
         let e = events::create_event(&txn, &actor, f).await.gql(ctx)?;
         remember(ctx, &txn, &actor, &key, &e.public_id).await?;
@@ -301,6 +315,7 @@ impl EventMutation {
             voting_close: input.voting_close.map(Some),
             reviews_per_project: input.reviews_per_project,
             max_team_size: input.max_team_size,
+            comments_to_teams: input.comments_to_teams,
         };
         let e = events::update_event(&txn, &actor, e, f).await.gql(ctx)?;
         remember(ctx, &txn, &actor, &key, &e.public_id).await?;

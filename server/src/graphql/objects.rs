@@ -3,11 +3,21 @@
 
 use async_graphql::{Context, Enum, ID, Json, Object};
 use chrono::{DateTime, Utc};
-use entity::{api_token, audit_event, event, membership, project, team, track, user};
+use std::collections::HashMap;
+
+use async_graphql::SimpleObject;
+use entity::{
+    api_token, assignment, audit_event, calibration_run, event, membership, project, recusal,
+    result_publication, review, team, track, user,
+};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::connection::{Page, page};
 use super::context::{CtxExt, ResultExt};
+use super::judging::{
+    Assignment, CalibrationRun, Criterion, ExportKind, JudgingProgress, Leaderboard,
+    PublishedResults, Recusal, ResultPublication, Review,
+};
 use super::policy::{FieldGuard, Scope};
 use crate::domain::{Role, json_ids, json_list};
 use crate::error::AppError;
@@ -197,6 +207,170 @@ impl Event {
         )
         .await
     }
+    /// Whether teams read the comments on their own project once results are published.
+    async fn comments_to_teams(&self) -> bool {
+        self.0.comments_to_teams
+    }
+    /// The rubric, in order.
+    async fn rubric(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Criterion>> {
+        let rows = crate::domain::judging::rubric(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Criterion).collect())
+    }
+    /// The caller's own assignments as a judge here, in the caller's own order.
+    async fn my_assignments(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Assignment>> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| Assignment {
+                row,
+                judge_user: actor.user.id,
+            })
+            .collect())
+    }
+    /// The caller's progress as a judge here.
+    async fn my_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<AssignmentProgress> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        let active: Vec<_> = rows.iter().filter(|a| a.status != "recused").collect();
+        Ok(AssignmentProgress {
+            done: active.iter().filter(|a| a.status == "done").count() as i32,
+            total: active.len() as i32,
+        })
+    }
+    /// The next pending project in the caller's queue. Each judge has their own order, so
+    /// judges do not all start at the same table.
+    async fn next_assignment(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Assignment>> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .find(|a| a.status == "pending")
+            .map(|row| Assignment {
+                row,
+                judge_user: actor.user.id,
+            }))
+    }
+    /// Every assignment (organizers only).
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn assignments(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Assignment>> {
+        let judges: HashMap<i64, i64> = membership::Entity::find()
+            .filter(membership::Column::EventId.eq(self.0.id))
+            .filter(membership::Column::Role.eq("judge"))
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?
+            .into_iter()
+            .map(|m| (m.id, m.user_id))
+            .collect();
+        let q = assignment::Entity::find().filter(assignment::Column::EventId.eq(self.0.id));
+        page(
+            ctx,
+            q,
+            assignment::Column::Id,
+            |a| a.id,
+            first,
+            after,
+            |row| Assignment {
+                judge_user: judges.get(&row.judge_id).copied().unwrap_or_default(),
+                row,
+            },
+        )
+        .await
+    }
+    /// Declared judge–team conflicts (organizers only).
+    async fn recusals(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Recusal>> {
+        let rows = recusal::Entity::find()
+            .filter(recusal::Column::EventId.eq(self.0.id))
+            .order_by_asc(recusal::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Recusal).collect())
+    }
+    /// Judging progress (organizers only).
+    async fn judging_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<JudgingProgress> {
+        progress_of(ctx, &self.0).await
+    }
+    /// The live, unsigned calibrated ranking on current data, with rank intervals and judge
+    /// diagnostics (organizers only).
+    async fn leaderboard(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Leaderboard>> {
+        Ok(Some(leaderboard_of(ctx, &self.0).await?))
+    }
+    /// Every calibration run, newest first (organizers only).
+    async fn calibration_runs(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<CalibrationRun>> {
+        let rows = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .order_by_desc(calibration_run::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(CalibrationRun).collect())
+    }
+    /// The latest published results: null until the organizers publish.
+    async fn results(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<PublishedResults>> {
+        Ok(latest_publication(ctx, self.0.id)
+            .await?
+            .map(|p| p.results_of()))
+    }
+    /// Every publication, oldest first.
+    async fn publications(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<ResultPublication>> {
+        let db = &ctx.db().conn;
+        let rows = result_publication::Entity::find()
+            .filter(result_publication::Column::EventId.eq(self.0.id))
+            .order_by_asc(result_publication::Column::Version)
+            .all(db)
+            .await
+            .gql(ctx)?;
+        let runs: HashMap<i64, calibration_run::Model> = calibration_run::Entity::find()
+            .filter(calibration_run::Column::Id.is_in(rows.iter().map(|r| r.run_id)))
+            .all(db)
+            .await
+            .gql(ctx)?
+            .into_iter()
+            .map(|r| (r.id, r))
+            .collect();
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                runs.get(&row.run_id)
+                    .cloned()
+                    .map(|run| ResultPublication { row, run })
+            })
+            .collect())
+    }
+    /// A CSV export (organizers only). Each export is recorded in the audit log.
+    async fn export(&self, ctx: &Context<'_>, kind: ExportKind) -> async_graphql::Result<String> {
+        let actor = ctx.actor()?;
+        let txn = ctx.db().write().await.gql(ctx)?;
+        let text = crate::domain::export::export(&txn, &actor, &self.0, kind.into())
+            .await
+            .gql(ctx)?;
+        txn.commit().await.gql(ctx)?;
+        Ok(text)
+    }
 }
 
 /// A track (category) of an event.
@@ -362,6 +536,73 @@ impl Project {
     }
     async fn updated_at(&self) -> DateTime<Utc> {
         self.0.updated_at
+    }
+    /// Reviews of this project: organizers read all, a judge only their own, everyone
+    /// else none.
+    async fn reviews(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Review>> {
+        let Some(user) = ctx.rc().user() else {
+            return Ok(vec![]);
+        };
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        let organizer = access.is_organizer(self.0.event_id);
+        if !organizer && !access.has(self.0.event_id, Role::Judge) {
+            return Ok(vec![]);
+        }
+        let db = &ctx.db().conn;
+        let rows = review::Entity::find()
+            .filter(review::Column::ProjectId.eq(self.0.id))
+            .order_by_asc(review::Column::Id)
+            .all(db)
+            .await
+            .gql(ctx)?;
+        let judges: HashMap<i64, i64> = membership::Entity::find()
+            .filter(membership::Column::Id.is_in(rows.iter().map(|r| r.judge_id)))
+            .all(db)
+            .await
+            .gql(ctx)?
+            .into_iter()
+            .map(|m| (m.id, m.user_id))
+            .collect();
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                let judge_user = judges.get(&row.judge_id).copied()?;
+                (organizer || judge_user == user.id).then_some(Review { row, judge_user })
+            })
+            .collect())
+    }
+    /// The judges' comments on this project, without names: for the project's team once
+    /// results are published, if the event enables it.
+    async fn feedback(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<String>> {
+        let db = &ctx.db().conn;
+        let Some(e) = event::Entity::find_by_id(self.0.event_id)
+            .one(db)
+            .await
+            .gql(ctx)?
+        else {
+            return Ok(vec![]);
+        };
+        let published = crate::domain::results::latest_publication(db, e.id)
+            .await
+            .gql(ctx)?
+            .is_some();
+        if !(e.comments_to_teams && published) {
+            return Ok(vec![]);
+        }
+        let rows = review::Entity::find()
+            .filter(review::Column::ProjectId.eq(self.0.id))
+            .filter(review::Column::Submitted.eq(true))
+            .all(db)
+            .await
+            .gql(ctx)?;
+        let mut comments: Vec<String> = rows
+            .into_iter()
+            .map(|r| r.comment)
+            .filter(|c| !c.trim().is_empty())
+            .collect();
+        // Sorted, so the order does not hint at who wrote what.
+        comments.sort();
+        Ok(comments)
     }
 }
 
@@ -624,5 +865,83 @@ impl LoadersExt for Context<'_> {
     fn loaders(&self) -> &super::loaders::Loaders {
         // Every request's data carries its loaders (see `graphql::request_data`).
         self.data_unchecked::<super::loaders::Loaders>()
+    }
+}
+
+/// A judge's progress through their own queue.
+#[derive(SimpleObject)]
+#[graphql(guard = "FieldGuard::new(\"AssignmentProgress\", Scope::none())")]
+pub struct AssignmentProgress {
+    pub done: i32,
+    pub total: i32,
+}
+
+pub async fn progress_of(
+    ctx: &Context<'_>,
+    e: &event::Model,
+) -> async_graphql::Result<JudgingProgress> {
+    let p = crate::domain::judging::progress(&ctx.db().conn, e)
+        .await
+        .gql(ctx)?;
+    Ok(JudgingProgress {
+        event_id: e.id,
+        assignments: p.assignments,
+        done: p.done,
+        pending: p.pending,
+        recused: p.recused,
+        projects_below_target: p.projects_below_target,
+    })
+}
+
+pub async fn leaderboard_of(
+    ctx: &Context<'_>,
+    e: &event::Model,
+) -> async_graphql::Result<Leaderboard> {
+    use crate::domain::results;
+    let input = results::collect(&ctx.db().conn, e).await.gql(ctx)?;
+    let (pinned, _) = results::pin(&input).gql(ctx)?;
+    let params = crate::calibrate::Params {
+        bootstrap: 100,
+        ..crate::calibrate::Params::default_for(1)
+    };
+    let result = results::compute(pinned, params).await.gql(ctx)?;
+    Ok(Leaderboard {
+        event_id: e.id,
+        computed_at: chrono::Utc::now(),
+        result,
+    })
+}
+
+pub async fn latest_publication(
+    ctx: &Context<'_>,
+    event_id: i64,
+) -> async_graphql::Result<Option<ResultPublication>> {
+    let db = &ctx.db().conn;
+    let Some(row) = crate::domain::results::latest_publication(db, event_id)
+        .await
+        .gql(ctx)?
+    else {
+        return Ok(None);
+    };
+    let run = calibration_run::Entity::find_by_id(row.run_id)
+        .one(db)
+        .await
+        .gql(ctx)?;
+    Ok(run.map(|run| ResultPublication { row, run }))
+}
+
+impl From<ExportKind> for crate::domain::export::Kind {
+    fn from(k: ExportKind) -> Self {
+        use crate::domain::export::Kind;
+        match k {
+            ExportKind::Registrations => Kind::Registrations,
+            ExportKind::Teams => Kind::Teams,
+            ExportKind::Projects => Kind::Projects,
+            ExportKind::Assignments => Kind::Assignments,
+            ExportKind::Scores => Kind::Scores,
+            ExportKind::Results => Kind::Results,
+            ExportKind::Judges => Kind::Judges,
+            ExportKind::Audit => Kind::Audit,
+        }
     }
 }

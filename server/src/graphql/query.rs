@@ -45,6 +45,15 @@ impl Query {
         )
         .await
     }
+    /// The deployment's public signing key: every run, publication and checkpoint is signed
+    /// with it (also at `/.well-known/verdict-signing-key`).
+    async fn signing_key(&self, ctx: &Context<'_>) -> super::judging::SigningKey {
+        let public = ctx.services().signer.public();
+        super::judging::SigningKey {
+            pem: public.to_pem(),
+            fingerprint: public.fingerprint(),
+        }
+    }
     /// A project by id or external id; null when unknown or not visible to the caller
     /// (drafts are visible to their team and the organizers).
     async fn project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Project>> {

@@ -9,6 +9,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::bus::BusEvent;
 use super::context::CtxExt;
 use super::error::to_graphql;
+use super::judging::{JudgingProgress, Leaderboard, ResultPublication};
 use super::objects::Project;
 use super::policy::{FieldGuard, Scope};
 use crate::error::AppError;
@@ -60,4 +61,164 @@ impl Subscription {
             },
         ))
     }
+
+    /// Every publication of the event's results, after it is committed (public).
+    #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
+    async fn results_published(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+    ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<ResultPublication>> + use<>>
+    {
+        let services = ctx.services().clone();
+        let e = crate::domain::event_by_slug(&services.db.conn, &event)
+            .await
+            .map_err(|e| ctx.err(e))?;
+        Ok(follow(services, e.id, |services, ev| async move {
+            let BusEvent::ResultsPublished { publication_id, .. } = ev else {
+                return None;
+            };
+            let db = &services.db.conn;
+            let row = match entity::result_publication::Entity::find_by_id(publication_id)
+                .one(db)
+                .await
+            {
+                Ok(Some(r)) => r,
+                Ok(None) => return None,
+                Err(err) => return Some(Err(to_graphql(AppError::Db(err), "subscription"))),
+            };
+            match entity::calibration_run::Entity::find_by_id(row.run_id)
+                .one(db)
+                .await
+            {
+                Ok(Some(run)) => Some(Ok(ResultPublication { row, run })),
+                Ok(None) => None,
+                Err(err) => Some(Err(to_graphql(AppError::Db(err), "subscription"))),
+            }
+        }))
+    }
+
+    /// Judging progress of the event, after every change (organizers).
+    #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
+    async fn judging_progress(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+    ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<JudgingProgress>> + use<>>
+    {
+        let (services, e) = organizer_event(ctx, &event).await?;
+        Ok(follow(services, e.id, move |services, ev| {
+            let e = e.clone();
+            async move {
+                let BusEvent::JudgingChanged { .. } = ev else {
+                    return None;
+                };
+                Some(
+                    crate::domain::judging::progress(&services.db.conn, &e)
+                        .await
+                        .map(|p| JudgingProgress {
+                            event_id: e.id,
+                            assignments: p.assignments,
+                            done: p.done,
+                            pending: p.pending,
+                            recused: p.recused,
+                            projects_below_target: p.projects_below_target,
+                        })
+                        .map_err(|err| to_graphql(err, "subscription")),
+                )
+            }
+        }))
+    }
+
+    /// The live leaderboard, recomputed after every judging change (organizers).
+    #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
+    async fn leaderboard_updated(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+    ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Leaderboard>> + use<>> {
+        let (services, e) = organizer_event(ctx, &event).await?;
+        Ok(follow(services, e.id, move |services, ev| {
+            let e = e.clone();
+            async move {
+                let BusEvent::JudgingChanged { .. } = ev else {
+                    return None;
+                };
+                let computed = async {
+                    use crate::domain::results;
+                    let input = results::collect(&services.db.conn, &e).await?;
+                    let (pinned, _) = results::pin(&input)?;
+                    let params = crate::calibrate::Params {
+                        bootstrap: 100,
+                        ..crate::calibrate::Params::default_for(1)
+                    };
+                    results::compute(pinned, params).await
+                };
+                Some(
+                    computed
+                        .await
+                        .map(|result| Leaderboard {
+                            event_id: e.id,
+                            computed_at: chrono::Utc::now(),
+                            result,
+                        })
+                        .map_err(|err| to_graphql(err, "subscription")),
+                )
+            }
+        }))
+    }
+}
+
+/// The event, if the connection's user organizes it.
+async fn organizer_event(
+    ctx: &Context<'_>,
+    slug: &str,
+) -> async_graphql::Result<(super::Services, entity::event::Model)> {
+    let services = ctx.services().clone();
+    let e = crate::domain::event_by_slug(&services.db.conn, slug)
+        .await
+        .map_err(|e| ctx.err(e))?;
+    let access = ctx
+        .rc()
+        .access(&services.db)
+        .await
+        .map_err(|e| ctx.err(e))?;
+    if !access.is_organizer(e.id) {
+        return Err(ctx.err(match ctx.rc().user() {
+            None => AppError::Unauthenticated,
+            Some(_) => AppError::forbidden("only the event's organizers may follow this"),
+        }));
+    }
+    Ok((services, e))
+}
+
+/// A stream of the bus events of one event, each mapped by `f` (None skips it). A lagging
+/// subscriber receives an error saying how much it missed, never silence.
+fn follow<T, F, Fut>(
+    services: super::Services,
+    event_id: i64,
+    f: F,
+) -> impl Stream<Item = async_graphql::Result<T>> + use<T, F, Fut>
+where
+    T: Send + 'static,
+    F: Fn(super::Services, BusEvent) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Option<async_graphql::Result<T>>> + Send,
+{
+    let rx = services.bus.subscribe();
+    futures_util::stream::unfold((rx, services, f), move |(mut rx, services, f)| async move {
+        loop {
+            let item = match rx.recv().await {
+                Ok(ev) if ev.event_id() == event_id => match f(services.clone(), ev).await {
+                    Some(item) => item,
+                    None => continue,
+                },
+                Ok(_) => continue,
+                Err(RecvError::Lagged(n)) => Err(async_graphql::Error::new(format!(
+                    "this subscriber fell behind and missed {n} messages; resubscribe"
+                ))),
+                Err(RecvError::Closed) => return None,
+            };
+            return Some((item, (rx, services, f)));
+        }
+    })
 }

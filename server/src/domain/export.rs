@@ -1,0 +1,452 @@
+//! CSV exports for organizers. Every cell that a spreadsheet would run as a formula is
+//! neutralized, and every export appends an audit entry.
+
+use std::collections::HashMap;
+
+use entity::{
+    assignment, audit_event, event, membership, project, review, team, team_member, track, user,
+};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use serde_json::json;
+
+use super::{Actor, json_ids, json_list, require_organizer};
+use crate::audit::{self, Entry};
+use crate::error::{AppError, AppResult};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Registrations,
+    Teams,
+    Projects,
+    Assignments,
+    Scores,
+    Results,
+    Judges,
+    Audit,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Registrations => "registrations",
+            Kind::Teams => "teams",
+            Kind::Projects => "projects",
+            Kind::Assignments => "assignments",
+            Kind::Scores => "scores",
+            Kind::Results => "results",
+            Kind::Judges => "judges",
+            Kind::Audit => "audit",
+        }
+    }
+}
+
+/// A cell a spreadsheet shows as text: one that starts with `=`, `+`, `-`, `@`, tab or
+/// carriage return gets a leading apostrophe, so no formula ever runs.
+pub fn neutralize(cell: &str) -> String {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}"),
+        _ => cell.to_owned(),
+    }
+}
+
+fn hs(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> AppResult<String> {
+    let mut w = csv::Writer::from_writer(vec![]);
+    let fail = |e: csv::Error| AppError::Internal(format!("csv: {e}"));
+    w.write_record(header).map_err(fail)?;
+    for r in rows {
+        w.write_record(r.iter().map(|c| neutralize(c)))
+            .map_err(fail)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| AppError::Internal(format!("csv: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| AppError::Internal(e.to_string()))
+}
+
+fn f(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.6}")).unwrap_or_default()
+}
+
+fn u<T: ToString>(x: Option<T>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// Builds the CSV of `kind` for event `e` and appends one `export.created` audit entry.
+pub async fn export<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    kind: Kind,
+) -> AppResult<String> {
+    require_organizer(txn, actor, e).await?;
+    let users: HashMap<i64, user::Model> = user::Entity::find()
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u))
+        .collect();
+    let teams: HashMap<i64, team::Model> = team::Entity::find()
+        .filter(team::Column::EventId.eq(e.id))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    let tracks: HashMap<i64, track::Model> = track::Entity::find()
+        .filter(track::Column::EventId.eq(e.id))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    let projects: HashMap<i64, project::Model> = project::Entity::find()
+        .filter(project::Column::EventId.eq(e.id))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p))
+        .collect();
+    let members: HashMap<i64, membership::Model> = membership::Entity::find()
+        .filter(membership::Column::EventId.eq(e.id))
+        .order_by_asc(membership::Column::Id)
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
+    let name = |uid: i64| {
+        users
+            .get(&uid)
+            .map(|u| u.display_name.clone())
+            .unwrap_or_default()
+    };
+    let email = |uid: i64| users.get(&uid).map(|u| u.email.clone()).unwrap_or_default();
+    let judge = |mid: i64| {
+        members
+            .get(&mid)
+            .map(super::results::judge_key)
+            .unwrap_or_default()
+    };
+    let proj = |pid: i64| {
+        projects
+            .get(&pid)
+            .map(|p| p.external_id.clone())
+            .unwrap_or_default()
+    };
+    let mut sorted_members: Vec<&membership::Model> = members.values().collect();
+    sorted_members.sort_by_key(|m| m.id);
+    let mut sorted_projects: Vec<&project::Model> = projects.values().collect();
+    sorted_projects.sort_by(|a, b| a.external_id.cmp(&b.external_id));
+
+    let (header, rows): (Vec<String>, Vec<Vec<String>>) = match kind {
+        Kind::Registrations => (
+            hs(&[
+                "membership_id",
+                "external_id",
+                "role",
+                "display_name",
+                "email",
+                "judge_tracks",
+                "created_at",
+            ]),
+            sorted_members
+                .iter()
+                .map(|m| {
+                    let tr: Vec<String> = json_ids(&m.judge_tracks)
+                        .iter()
+                        .filter_map(|t| tracks.get(t).map(|t| t.external_id.clone()))
+                        .collect();
+                    vec![
+                        m.public_id.clone(),
+                        u(m.external_id.clone()),
+                        m.role.clone(),
+                        name(m.user_id),
+                        email(m.user_id),
+                        tr.join(" "),
+                        m.created_at.to_rfc3339(),
+                    ]
+                })
+                .collect(),
+        ),
+        Kind::Teams => {
+            let tm = team_member::Entity::find()
+                .filter(team_member::Column::EventId.eq(e.id))
+                .all(txn)
+                .await?;
+            let mut t: Vec<&team::Model> = teams.values().collect();
+            t.sort_by(|a, b| a.external_id.cmp(&b.external_id));
+            (
+                hs(&["team_id", "external_id", "name", "members", "member_emails"]),
+                t.iter()
+                    .map(|t| {
+                        let m: Vec<i64> = tm
+                            .iter()
+                            .filter(|x| x.team_id == t.id)
+                            .map(|x| x.user_id)
+                            .collect();
+                        vec![
+                            t.public_id.clone(),
+                            t.external_id.clone(),
+                            t.name.clone(),
+                            m.iter().map(|x| name(*x)).collect::<Vec<_>>().join("; "),
+                            m.iter().map(|x| email(*x)).collect::<Vec<_>>().join("; "),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
+        Kind::Projects => (
+            hs(&[
+                "project_id",
+                "external_id",
+                "title",
+                "team",
+                "track",
+                "status",
+                "submitted_at",
+                "repo_url",
+                "demo_url",
+                "tags",
+                "tagline",
+            ]),
+            sorted_projects
+                .iter()
+                .map(|p| {
+                    vec![
+                        p.public_id.clone(),
+                        p.external_id.clone(),
+                        p.title.clone(),
+                        teams
+                            .get(&p.team_id)
+                            .map(|t| t.external_id.clone())
+                            .unwrap_or_default(),
+                        tracks
+                            .get(&p.track_id)
+                            .map(|t| t.external_id.clone())
+                            .unwrap_or_default(),
+                        p.status.clone(),
+                        u(p.submitted_at.map(|t| t.to_rfc3339())),
+                        p.repo_url.clone(),
+                        p.demo_url.clone(),
+                        json_list(&p.tags).join(" "),
+                        p.tagline.clone(),
+                    ]
+                })
+                .collect(),
+        ),
+        Kind::Assignments => {
+            let a = assignment::Entity::find()
+                .filter(assignment::Column::EventId.eq(e.id))
+                .order_by_asc(assignment::Column::Id)
+                .all(txn)
+                .await?;
+            (
+                hs(&[
+                    "assignment_id",
+                    "judge",
+                    "project",
+                    "status",
+                    "source",
+                    "created_at",
+                ]),
+                a.iter()
+                    .map(|a| {
+                        vec![
+                            a.public_id.clone(),
+                            judge(a.judge_id),
+                            proj(a.project_id),
+                            a.status.clone(),
+                            a.source.clone(),
+                            a.created_at.to_rfc3339(),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
+        Kind::Scores => {
+            let rubric = super::judging::rubric(txn, e.id).await?;
+            let reviews = review::Entity::find()
+                .filter(review::Column::EventId.eq(e.id))
+                .order_by_asc(review::Column::Id)
+                .all(txn)
+                .await?;
+            let mut header = hs(&["review_id", "judge", "project", "submitted", "version"]);
+            header.extend(rubric.iter().map(|c| c.key.clone()));
+            header.extend(hs(&["weighted_total", "comment"]));
+            let rows = reviews
+                .iter()
+                .map(|r| {
+                    let s: HashMap<String, i64> =
+                        serde_json::from_str(&r.scores).unwrap_or_default();
+                    let mut row = vec![
+                        r.public_id.clone(),
+                        judge(r.judge_id),
+                        proj(r.project_id),
+                        r.submitted.to_string(),
+                        r.version.to_string(),
+                    ];
+                    row.extend(rubric.iter().map(|c| u(s.get(&c.key))));
+                    row.push(f(super::results::weighted_total(&rubric, &s)));
+                    row.push(r.comment.clone());
+                    row
+                })
+                .collect();
+            (header, rows)
+        }
+        Kind::Results | Kind::Judges => {
+            let run = entity::calibration_run::Entity::find()
+                .filter(entity::calibration_run::Column::EventId.eq(e.id))
+                .order_by_desc(entity::calibration_run::Column::Id)
+                .one(txn)
+                .await?
+                .ok_or_else(|| {
+                    AppError::conflict("no calibration run yet: run the calibration first")
+                })?;
+            let r = super::results::parse_result(&run)?;
+            if kind == Kind::Results {
+                (
+                    hs(&[
+                        "rank",
+                        "rank_low",
+                        "rank_high",
+                        "project",
+                        "title",
+                        "reviews",
+                        "raw_mean",
+                        "raw_rank",
+                        "quality",
+                        "std_error",
+                        "excluded",
+                        "run_id",
+                        "inputs_hash",
+                        "result_hash",
+                    ]),
+                    r.projects
+                        .iter()
+                        .map(|p| {
+                            let title = sorted_projects
+                                .iter()
+                                .find(|x| x.external_id == p.id)
+                                .map(|x| x.title.clone());
+                            vec![
+                                u(p.rank),
+                                u(p.rank_low),
+                                u(p.rank_high),
+                                p.id.clone(),
+                                title.unwrap_or_default(),
+                                p.reviews.to_string(),
+                                f(p.raw_mean),
+                                u(p.raw_rank),
+                                f(p.quality),
+                                f(p.std_error),
+                                u(p.excluded.clone()),
+                                run.public_id.clone(),
+                                run.inputs_hash.clone(),
+                                run.result_hash.clone(),
+                            ]
+                        })
+                        .collect(),
+                )
+            } else {
+                (
+                    hs(&[
+                        "judge", "reviews", "offset", "scale", "noise", "flag", "run_id",
+                    ]),
+                    r.judges
+                        .iter()
+                        .map(|j| {
+                            vec![
+                                j.id.clone(),
+                                j.reviews.to_string(),
+                                f(j.offset),
+                                f(j.scale),
+                                f(j.noise),
+                                j.flag.clone(),
+                                run.public_id.clone(),
+                            ]
+                        })
+                        .collect(),
+                )
+            }
+        }
+        Kind::Audit => {
+            let rows = audit_event::Entity::find()
+                .filter(audit_event::Column::Event.eq(e.external_id.clone()))
+                .order_by_asc(audit_event::Column::Seq)
+                .all(txn)
+                .await?;
+            (
+                hs(&[
+                    "seq",
+                    "occurred_at",
+                    "actor",
+                    "action",
+                    "object_type",
+                    "object_id",
+                    "payload",
+                    "payload_hash",
+                    "prev_hash",
+                    "row_hash",
+                ]),
+                rows.into_iter()
+                    .map(|a| {
+                        vec![
+                            a.seq.to_string(),
+                            a.occurred_at,
+                            a.actor,
+                            a.action,
+                            a.object_type,
+                            a.object_id,
+                            a.payload,
+                            a.payload_hash,
+                            a.prev_hash,
+                            a.row_hash,
+                        ]
+                    })
+                    .collect(),
+            )
+        }
+    };
+    let n = rows.len();
+    let text = csv_text(&header, rows)?;
+    audit::append(
+        txn,
+        Entry::new("export.created", "event", &e.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "kind": kind.as_str(), "rows": n })),
+    )
+    .await?;
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_cells_are_neutralized_and_plain_ones_kept() {
+        for bad in [
+            "=IMPORTXML(\"http://x\")",
+            "+1",
+            "-2+3",
+            "@SUM(A1)",
+            "\tx",
+            "\rx",
+        ] {
+            assert!(neutralize(bad).starts_with('\''), "{bad:?} not neutralized");
+        }
+        assert_eq!(neutralize("Plain title"), "Plain title");
+        assert_eq!(neutralize(""), "");
+        let csv = csv_text(
+            &hs(&["a", "b"]),
+            vec![vec!["=1+1".into(), "ok, \"quoted\"".into()]],
+        )
+        .unwrap();
+        assert_eq!(csv, "a,b\n'=1+1,\"ok, \"\"quoted\"\"\"\n");
+    }
+}

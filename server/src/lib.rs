@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod audit;
+pub mod bundle;
 pub mod calibrate;
 pub mod config;
 pub mod crypto;

@@ -4,8 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use verdict::config::{ServeConfig, StoreConfig};
+use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
-use verdict::domain::{accounts, demo, import};
+use verdict::domain::{accounts, demo, import, results};
 use verdict::error::AppError;
 use verdict::graphql::{self, Services, bus::Bus};
 use verdict::{app, audit};
@@ -42,6 +43,9 @@ enum Command {
     Audit(AuditCmd),
     /// Print the GraphQL SDL (the same text as schema.graphql).
     Schema,
+    /// Published results: export and offline verification.
+    #[command(subcommand)]
+    Results(ResultsCmd),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCmd),
@@ -89,6 +93,21 @@ enum AdminCmd {
 enum AuditCmd {
     /// Recompute the hash chain; exit 1 naming the first seq that does not fit.
     Verify,
+    /// Print a signed checkpoint (seq, head hash, time) as JSON.
+    Checkpoint,
+}
+
+#[derive(Subcommand)]
+enum ResultsCmd {
+    /// Write the event's published run as a signed, self-contained bundle.
+    Export {
+        #[arg(long)]
+        event: String,
+        dir: std::path::PathBuf,
+    },
+    /// Offline: re-run the estimator from a bundle's pinned inputs and check its hashes and
+    /// signatures. Exit 0 on PASS, 1 naming what failed.
+    Verify { dir: std::path::PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -175,6 +194,33 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
                 }
             }
         }
+        Command::Audit(AuditCmd::Checkpoint) => {
+            let db = open(&cli.store).await?;
+            let signer = Signer25519::load_or_create(&cli.store.key_file)?;
+            let c = audit::checkpoint(&db.conn, &signer).await?;
+            println!("{}", serde_json::to_string_pretty(&c).unwrap_or_default());
+        }
+        Command::Results(ResultsCmd::Export { event, dir }) => {
+            let db = open(&cli.store).await?;
+            let signer = Signer25519::load_or_create(&cli.store.key_file)?;
+            verdict::bundle::export(&db.conn, &signer, &event, &dir).await?;
+            println!("bundle written to {}", dir.display());
+        }
+        Command::Results(ResultsCmd::Verify { dir }) => {
+            let report = verdict::bundle::verify(&dir);
+            for p in &report.passed {
+                println!("ok    {p}");
+            }
+            for f in &report.failed {
+                println!("FAIL  {f}");
+            }
+            if report.ok() {
+                println!("PASS");
+            } else {
+                println!("FAIL");
+                return Ok(ExitCode::FAILURE);
+            }
+        }
         Command::Serve(cfg) => serve(cli.store, cfg).await?,
         Command::Bench(BenchCmd::Calibrate {
             projects,
@@ -201,25 +247,43 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn seed_demo(db: &Db) -> Result<(), AppError> {
+/// The bundled demo: a live event (submissions open) and a finished, judged one whose
+/// final results are published and verifiable.
+async fn seed_demo(db: &Db, signer: &Signer25519) -> Result<(), AppError> {
     if verdict::domain::event_by_slug(&db.conn, demo::SLUG)
         .await
         .is_ok()
     {
-        println!(
-            "demo event {} is already here (credentials were printed on first start)",
-            demo::SLUG
-        );
+        println!("demo events are already here (credentials were printed on first start)");
         return Ok(());
     }
-    let fixture = import::parse(demo::fixture(chrono::Utc::now()))?;
+    let now = chrono::Utc::now();
+    let mut events = vec![];
+    for fixture in [demo::fixture(now), demo::finished_fixture(now)] {
+        let fixture = import::parse(fixture)?;
+        let txn = db.write().await?;
+        let (event, _) = import::import(&txn, "", &fixture).await?;
+        txn.commit().await?;
+        events.push(event);
+    }
     let txn = db.write().await?;
-    let (event, _) = import::import(&txn, "", &fixture).await?;
+    let accounts = demo::seed_accounts(&txn, &events[0], &events[1]).await?;
+    txn.commit().await?;
+    let organizer = verdict::domain::user_by_email(&db.conn, demo::ORGANIZER)
+        .await?
+        .ok_or(AppError::NotFound("demo organizer"))?;
+    let actor = verdict::domain::Actor { user: organizer };
+    let txn = db.write().await?;
+    let run =
+        results::run_calibration(&txn, &actor, &events[1], signer, Some(1), Some(200)).await?;
     txn.commit().await?;
     let txn = db.write().await?;
-    let accounts = demo::seed_accounts(&txn, &event).await?;
+    results::publish(&txn, &actor, &events[1], signer, &run.public_id, true).await?;
     txn.commit().await?;
-    println!("demo event imported: {} ({})", event.name, event.slug);
+    println!(
+        "demo events imported: {} ({}), and {} ({}) with published final results",
+        events[0].name, events[0].slug, events[1].name, events[1].slug
+    );
     for (email, role, password) in accounts {
         println!("  demo {role:<11} {email}  password: {password}");
     }
@@ -228,12 +292,10 @@ async fn seed_demo(db: &Db) -> Result<(), AppError> {
 
 async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     let db = open(&store).await?;
+    let signer = std::sync::Arc::new(Signer25519::load_or_create(&store.key_file)?);
     if cfg.demo {
-        seed_demo(&db).await?;
+        seed_demo(&db, &signer).await?;
     }
-    let signer = std::sync::Arc::new(verdict::crypto::signing::Signer25519::load_or_create(
-        &store.key_file,
-    )?);
     let services = Services {
         signer,
         db,

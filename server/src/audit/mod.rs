@@ -77,7 +77,7 @@ pub fn canonical_time(t: DateTime<Utc>) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn row_hash(
+pub fn row_hash(
     prev_hash: &str,
     seq: i64,
     occurred_at: &str,
@@ -174,40 +174,11 @@ pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
             .await?;
         let n = rows.len() as u64;
         for r in rows {
-            let broken = |reason: &str| {
-                Ok(Verification::Broken {
+            if let Some(reason) = check_row(&r, &prev, expected_seq) {
+                return Ok(Verification::Broken {
                     seq: expected_seq,
                     reason: reason.to_owned(),
-                })
-            };
-            if r.seq != expected_seq {
-                return broken("seq is not contiguous");
-            }
-            if r.prev_hash != prev {
-                return broken("prev_hash does not match the previous row");
-            }
-            if sha256_hex(r.payload.as_bytes()) != r.payload_hash {
-                return broken("payload does not match payload_hash");
-            }
-            let canonical = serde_json::from_str::<serde_json::Value>(&r.payload)
-                .map(|v| canonical_json(&v) == r.payload)
-                .unwrap_or(false);
-            if !canonical {
-                return broken("payload is not canonical JSON");
-            }
-            let h = row_hash(
-                &r.prev_hash,
-                r.seq,
-                &r.occurred_at,
-                &r.actor,
-                &r.event,
-                &r.action,
-                &r.object_type,
-                &r.object_id,
-                &r.payload_hash,
-            );
-            if h != r.row_hash {
-                return broken("row_hash does not match the row");
+                });
             }
             prev = r.row_hash;
             expected_seq += 1;
@@ -231,6 +202,90 @@ pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
         seq: last,
         hash: prev,
     })
+}
+
+/// What is wrong with row `r`, if anything, given the previous row's hash and the seq it
+/// must have. Shared by `audit verify` and the offline bundle verifier.
+pub fn check_row(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'static str> {
+    if r.seq != seq {
+        return Some("seq is not contiguous");
+    }
+    if r.prev_hash != prev {
+        return Some("prev_hash does not match the previous row");
+    }
+    if sha256_hex(r.payload.as_bytes()) != r.payload_hash {
+        return Some("payload does not match payload_hash");
+    }
+    let canonical = serde_json::from_str::<serde_json::Value>(&r.payload)
+        .map(|v| canonical_json(&v) == r.payload)
+        .unwrap_or(false);
+    if !canonical {
+        return Some("payload is not canonical JSON");
+    }
+    let h = row_hash(
+        &r.prev_hash,
+        r.seq,
+        &r.occurred_at,
+        &r.actor,
+        &r.event,
+        &r.action,
+        &r.object_type,
+        &r.object_id,
+        &r.payload_hash,
+    );
+    if h != r.row_hash {
+        return Some("row_hash does not match the row");
+    }
+    None
+}
+
+/// A signed statement of the chain's head: anyone holding the public key can check that
+/// a row at or below `seq` is part of the history the deployment committed to.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Checkpoint {
+    pub seq: i64,
+    pub head_hash: String,
+    pub time: String,
+    pub key_fingerprint: String,
+    pub signature: String,
+}
+
+fn checkpoint_fields<'a>(seq: &'a str, head: &'a str, time: &'a str) -> [&'a [u8]; 3] {
+    [seq.as_bytes(), head.as_bytes(), time.as_bytes()]
+}
+
+/// Signs the current head as `verdict.checkpoint.v1`.
+pub async fn checkpoint<C: ConnectionTrait>(
+    db: &C,
+    signer: &crate::crypto::signing::Signer25519,
+) -> AppResult<Checkpoint> {
+    let head = audit_head::Entity::find_by_id(1)
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
+    let time = canonical_time(Utc::now());
+    let seq = head.seq.to_string();
+    let signature = signer.sign(
+        crate::crypto::signing::CHECKPOINT_TAG,
+        &checkpoint_fields(&seq, &head.head_hash, &time),
+    );
+    Ok(Checkpoint {
+        seq: head.seq,
+        head_hash: head.head_hash,
+        time,
+        key_fingerprint: signer.fingerprint(),
+        signature,
+    })
+}
+
+impl Checkpoint {
+    pub fn signature_ok(&self, key: &crate::crypto::signing::PublicKey) -> bool {
+        key.verify(
+            crate::crypto::signing::CHECKPOINT_TAG,
+            &checkpoint_fields(&self.seq.to_string(), &self.head_hash, &self.time),
+            &self.signature,
+        )
+    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub const ORGANIZER: &str = "organizer@demo.verdict.local";
 pub const JUDGE: &str = "judge@demo.verdict.local";
 pub const PARTICIPANT: &str = "participant@demo.verdict.local";
 pub const SLUG: &str = "demo-hack";
+/// A finished demo event with reviews and a published, verifiable result.
+pub const FINISHED_SLUG: &str = "demo-finals";
 
 fn iso(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
@@ -111,11 +113,108 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
     })
 }
 
+/// A finished event: 24 submitted projects, 8 judges of differing severity, 4 reviews per
+/// project, every window in the past. Scores come from a fixed formula (project quality,
+/// judge severity, a deterministic wobble), so the demo always calibrates the same way.
+pub fn finished_fixture(now: DateTime<Utc>) -> Value {
+    let day = now
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap_or_default()
+        .and_utc();
+    let open = day - Duration::days(30);
+    let mut people = vec![];
+    let mut teams = vec![];
+    let mut projects = vec![];
+    let mut reviews = vec![];
+    for t in 0..24usize {
+        let id = format!("usr_f{:03}", t + 1);
+        let (f, l) = (FIRST[(t * 7) % FIRST.len()], LAST[(t * 3) % LAST.len()]);
+        people.push(json!({ "external_id": id, "email": format!("{}.{}.f{}@demo.verdict.local", f.to_lowercase(), l.to_lowercase(), t + 1), "display_name": format!("{f} {l}") }));
+        teams.push(json!({ "external_id": format!("ftm_{:02}", t + 1), "name": format!("Finalists {}", t + 1), "members": [id] }));
+        projects.push(json!({
+            "external_id": format!("fprj_{:02}", t + 1),
+            "team": format!("ftm_{:02}", t + 1),
+            "track": format!("trk_{:02}", t % TRACKS.len() + 1),
+            "title": format!("Finalist {}: {}", t + 1, IDEAS[t % IDEAS.len()]),
+            "tagline": IDEAS[t % IDEAS.len()],
+            "summary": "",
+            "repo_url": format!("https://git.example.org/finals/fprj_{:02}", t + 1),
+            "demo_url": "",
+            "tags": [],
+            "status": "submitted",
+            "submitted_at": iso(open + Duration::hours(30 + t as i64)),
+        }));
+    }
+    let mut judges = vec![];
+    for j in 0..8usize {
+        let id = format!("usr_fj{:02}", j + 1);
+        people.push(json!({ "external_id": id, "email": format!("finals.judge{}@demo.verdict.local", j + 1), "display_name": format!("Finals Judge {}", j + 1) }));
+        judges.push(
+            json!({ "external_id": format!("fjdg_{:02}", j + 1), "person": id, "tracks": [] }),
+        );
+    }
+    let mut wobble: u64 = 0x9e37_79b9_7f4a_7c15;
+    for p in 0..24usize {
+        let quality = ((p * 37) % 100) as f64 / 100.0;
+        for j in [p % 8, (p + 1) % 8, (p + 3) % 8, (p + 5) % 8] {
+            let severity = ((j * 5) % 7) as f64 / 3.0 - 1.0;
+            let mut scores = serde_json::Map::new();
+            for key in ["functionality", "quality", "innovation"] {
+                wobble = wobble
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let noise = ((wobble >> 33) % 100) as f64 / 100.0 - 0.5;
+                let v = (1.0 + 4.0 * quality + severity + noise)
+                    .round()
+                    .clamp(1.0, 5.0) as i64;
+                scores.insert(key.to_owned(), json!(v));
+            }
+            reviews.push(json!({
+                "judge": format!("fjdg_{:02}", j + 1),
+                "project": format!("fprj_{:02}", p + 1),
+                "scores": scores,
+                "comment": if j % 2 == 0 { "Clear demo; the pitch could show more of the code." } else { "" },
+                "submitted_at": iso(open + Duration::days(3) + Duration::minutes((p * 8 + j) as i64)),
+            }));
+        }
+    }
+    json!({
+        "format": super::import::FORMAT,
+        "event": {
+            "external_id": "evt_demo_finals",
+            "slug": FINISHED_SLUG,
+            "name": "Verdict Demo Finals (judged)",
+            "submissions_open": iso(open),
+            "submissions_close": iso(open + Duration::days(2)),
+            "judging_open": iso(open + Duration::days(2) + Duration::hours(1)),
+            "judging_close": iso(open + Duration::days(4)),
+            "voting_open": null,
+            "voting_close": null,
+            "reviews_per_project": 4,
+            "max_team_size": 4,
+        },
+        "tracks": TRACKS.iter().enumerate().map(|(i, n)| json!({ "external_id": format!("trk_{:02}", i + 1), "name": n })).collect::<Vec<_>>(),
+        "people": people,
+        "organizers": [],
+        "judges": judges,
+        "teams": teams,
+        "projects": projects,
+        "criteria": [
+            { "key": "functionality", "name": "Functionality", "weight": 1.0, "min": 1, "max": 5, "position": 1 },
+            { "key": "quality", "name": "Technical quality", "weight": 1.0, "min": 1, "max": 5, "position": 2 },
+            { "key": "innovation", "name": "Innovation", "weight": 1.0, "min": 1, "max": 5, "position": 3 }
+        ],
+        "reviews": reviews,
+    })
+}
+
 /// Creates the demo organizer, judge and participant with fresh passwords (returned once)
 /// and gives them their roles in the demo event, with one audit entry.
 pub async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     txn: &C,
     event: &entity::event::Model,
+    finished: &entity::event::Model,
 ) -> crate::error::AppResult<Vec<(&'static str, &'static str, String)>> {
     use super::{Role, events::insert_membership};
     use entity::{team, team_member, user};
@@ -143,6 +242,9 @@ pub async fn seed_accounts<C: sea_orm::ConnectionTrait>(
         .await?;
         let ext = (role == Role::Judge).then(|| "jdg_demo".to_owned());
         insert_membership(txn, u.id, event.id, role, ext, "[]").await?;
+        if role == Role::Organizer {
+            insert_membership(txn, u.id, finished.id, role, None, "[]").await?;
+        }
         if role == Role::Participant {
             // The participant joins the team whose project is still a draft.
             if let Some(t) = team::Entity::find()
@@ -177,10 +279,12 @@ pub async fn seed_accounts<C: sea_orm::ConnectionTrait>(
 #[cfg(test)]
 mod tests {
     #[test]
-    fn demo_fixture_is_valid_and_deterministic() {
+    fn demo_fixtures_are_valid_and_deterministic() {
         let t = chrono::Utc::now();
-        let a = super::fixture(t);
-        assert_eq!(a, super::fixture(t));
-        super::super::import::parse(a).expect("demo fixture must pass the import checks");
+        for f in [super::fixture, super::finished_fixture] {
+            let a = f(t);
+            assert_eq!(a, f(t));
+            super::super::import::parse(a).expect("demo fixture must pass the import checks");
+        }
     }
 }

@@ -11,6 +11,7 @@ mod auth;
 mod authz;
 mod import;
 mod input;
+mod judging;
 mod limits;
 mod subscription;
 mod teams;

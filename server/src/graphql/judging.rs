@@ -531,10 +531,19 @@ impl PublishedResults {
     async fn connected(&self) -> bool {
         self.run.connected
     }
-    /// By rank; excluded projects last.
+    /// By rank; excluded projects last. Projects that were never submitted (drafts,
+    /// withdrawn) are not part of the public projection.
     async fn ranking(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         let r = crate::domain::results::parse_result(&self.run).gql(ctx)?;
-        ranked(ctx, self.row.event_id, &r).await
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        Ok(ranked(ctx, self.row.event_id, &r)
+            .await?
+            .into_iter()
+            .filter(|p| {
+                p.out.excluded.as_deref() != Some("not_submitted")
+                    && access.can_see_project(&p.project)
+            })
+            .collect())
     }
 }
 

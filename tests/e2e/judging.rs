@@ -1,0 +1,744 @@
+//! Judging end to end: the rubric, assignments, private reviews, the signed calibration
+//! run, publication, offline verification of the exported bundle, exports and the
+//! authorization of every judging field.
+
+use chrono::{Duration, Utc};
+use serde_json::{Value, json};
+
+use crate::harness::{
+    App, CALLERS, Caller, Scenario, assert_bad_input, assert_code, data, error_code, fixture_path,
+    rfc3339, str_at, unique,
+};
+
+const FIXTURE_SLUG: &str = "spring-hack-2026";
+
+e2e! {
+    fixture_calibrates_publishes_and_verifies_offline,
+    judges_review_privately_inside_the_window,
+    auto_assign_plans_then_applies_once,
+    exports_neutralize_formulas_and_are_audited,
+    judging_fields_follow_the_authorization_matrix,
+    results_subscription_fires_after_publication,
+}
+
+async fn import_fixture(app: &App) {
+    let path = fixture_path();
+    let out = app
+        .cli(&["import", path.to_str().expect("utf-8 path")])
+        .await;
+    assert!(out.success(), "import: {out:?}");
+}
+
+const RUN: &str = "mutation($e: String!) { runCalibration(event: $e, seed: 7, bootstrap: 100) {
+    id seed bootstrap lambda engineVersion inputsHash resultHash signature connected
+    projects { rank rankLow rankHigh rawRank quality excluded project { externalId } }
+    judges { flag offset judge { externalId } } } }";
+
+const PUBLISH: &str = "mutation($e: String!, $r: ID!, $f: Boolean) { publishResults(event: $e, run: $r, final: $f) { version final runId } }";
+
+async fn fixture_calibrates_publishes_and_verifies_offline(app: App) {
+    let admin = app.site_admin().await;
+    import_fixture(&app).await;
+    let q = json!({ "e": FIXTURE_SLUG });
+
+    // Nothing is public before publication.
+    let before = app
+        .ok(
+            None,
+            "query($e: String!) { event(slug: $e) { results { version } } }",
+            q.clone(),
+        )
+        .await;
+    assert_eq!(before["event"]["results"], Value::Null);
+
+    let run = app.ok(Some(&admin), RUN, q.clone()).await;
+    let run = &run["runCalibration"];
+    assert_eq!(run["engineVersion"], "verdict-calibrate/1");
+    assert_eq!(run["inputsHash"].as_str().map(str::len), Some(64));
+    assert_eq!(run["resultHash"].as_str().map(str::len), Some(64));
+    let projects = run["projects"].as_array().expect("projects");
+    assert_eq!(
+        projects.len(),
+        60,
+        "every project appears, ranked or excluded"
+    );
+    let ranked: Vec<&Value> = projects.iter().filter(|p| p["rank"].is_number()).collect();
+    assert!(
+        ranked.len() >= 50,
+        "most submitted projects are ranked: {}",
+        ranked.len()
+    );
+    for p in &ranked {
+        let (lo, r, hi) = (
+            p["rankLow"].as_i64().unwrap(),
+            p["rank"].as_i64().unwrap(),
+            p["rankHigh"].as_i64().unwrap(),
+        );
+        assert!(lo <= r && r <= hi, "the interval contains the rank: {p}");
+    }
+    for p in projects.iter().filter(|p| p["rank"].is_null()) {
+        assert!(
+            p["excluded"].is_string(),
+            "an unranked project says why: {p}"
+        );
+    }
+    let withdrawn = projects
+        .iter()
+        .find(|p| p["project"]["externalId"] == "prj_020")
+        .expect("prj_020");
+    assert_eq!(withdrawn["excluded"], "not_submitted");
+    let run_id = run["id"].as_str().unwrap().to_string();
+
+    // Publish provisionally, then final; nothing after final.
+    let p1 = app
+        .ok(
+            Some(&admin),
+            PUBLISH,
+            json!({ "e": FIXTURE_SLUG, "r": run_id, "f": false }),
+        )
+        .await;
+    assert_eq!(p1["publishResults"]["version"], 1);
+    let p2 = app
+        .ok(
+            Some(&admin),
+            PUBLISH,
+            json!({ "e": FIXTURE_SLUG, "r": run_id, "f": true }),
+        )
+        .await;
+    assert_eq!(p2["publishResults"]["version"], 2);
+    let audit_before = app.audit_head().await;
+    let p3 = app
+        .gql_as(
+            &admin,
+            PUBLISH,
+            json!({ "e": FIXTURE_SLUG, "r": run_id, "f": true }),
+        )
+        .await;
+    assert_code(&p3, "CONFLICT");
+    assert_eq!(
+        app.audit_head().await,
+        audit_before,
+        "a refused publication writes nothing"
+    );
+
+    // The public sees the frozen projection: ranks, no judge, no score.
+    let public = app
+        .gql(
+            "query($e: String!) { event(slug: $e) { results { version final runId resultHash keyFingerprint ranking { rank rankLow rankHigh project { externalId } } } } }",
+            q.clone(),
+        )
+        .await;
+    let results = &data(&public)["event"]["results"];
+    assert_eq!(results["version"], 2);
+    assert_eq!(results["final"], true);
+    assert_eq!(results["runId"], run_id.as_str());
+    let text = public.to_string();
+    assert!(
+        !text.contains("jdg_"),
+        "no judge identity in public results"
+    );
+    let key = app
+        .ok(
+            None,
+            "{ signingKey { fingerprint publicKeyPem algorithm } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(results["keyFingerprint"], key["signingKey"]["fingerprint"]);
+    let well_known = app.get("/.well-known/verdict-signing-key").await;
+    assert_eq!(well_known.status, 200);
+    assert_eq!(
+        well_known.header("x-signing-key-fingerprint").as_deref(),
+        key["signingKey"]["fingerprint"].as_str()
+    );
+
+    // Export the bundle and verify it offline; then tamper with every file.
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    let b = bundle.to_str().unwrap();
+    let out = app
+        .cli(&["results", "export", "--event", FIXTURE_SLUG, b])
+        .await;
+    assert!(out.success(), "export: {out:?}");
+    let verify = |path: String| async move {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .args(["results", "verify", &path])
+            .env_remove("VERDICT_DATABASE_URL")
+            .output()
+            .expect("run verify");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = verify(b.to_string()).await;
+    assert_eq!(code, Some(0), "a fresh bundle verifies: {stdout}");
+    assert!(stdout.trim_end().ends_with("PASS"));
+    let files = [
+        "inputs.json",
+        "params.json",
+        "result.json",
+        "run.json",
+        "publication.json",
+        "public-key.pem",
+        "checkpoint.json",
+        "audit.json",
+    ];
+    for (i, f) in files.iter().enumerate() {
+        let copy = dir.path().join(format!("tampered-{i}"));
+        std::fs::create_dir_all(&copy).unwrap();
+        for g in files {
+            std::fs::copy(bundle.join(g), copy.join(g)).unwrap();
+        }
+        let original = std::fs::read_to_string(copy.join(f)).unwrap();
+        let tampered = tamper(f, &original);
+        assert_ne!(original, tampered, "{f} was not changed");
+        std::fs::write(copy.join(f), tampered).unwrap();
+        let (code, stdout) = verify(copy.to_str().unwrap().to_string()).await;
+        assert_eq!(
+            code,
+            Some(1),
+            "tampering with {f} must fail verification: {stdout}"
+        );
+        assert!(stdout.contains("FAIL"), "{stdout}");
+    }
+}
+
+/// A small, plausible edit of one bundle file.
+fn tamper(file: &str, text: &str) -> String {
+    match file {
+        // Another byte in the key's base64 body: a different (or invalid) key.
+        "public-key.pem" => {
+            let body = text.find('\n').map(|n| n + 5).unwrap_or(30);
+            let mut bytes = text.as_bytes().to_vec();
+            bytes[body] = if bytes[body] == b'A' { b'B' } else { b'A' };
+            String::from_utf8(bytes).unwrap()
+        }
+        "inputs.json" => text.replacen("\"score\":0.", "\"score\":0.0", 1),
+        "result.json" => text.replacen("\"rank\":1,", "\"rank\":2,", 1),
+        "params.json" => text.replacen("\"folds\":5", "\"folds\":4", 1),
+        "run.json" => text.replacen("\"created_at\": \"20", "\"created_at\": \"19", 1),
+        "publication.json" => text.replace("\"final\": true", "\"final\": false"),
+        "checkpoint.json" => text.replacen("\"seq\": ", "\"seq\": 1", 1),
+        "audit.json" => text.replacen("\"actor\": \"", "\"actor\": \"x", 1),
+        _ => unreachable!(),
+    }
+}
+
+/// An event whose submissions and judging are both open now, with a two-criterion rubric,
+/// one submitted project of `participant`'s team, and two judges assigned to it.
+struct Judged {
+    admin: String,
+    slug: String,
+    participant: String,
+    judge_a: String,
+    judge_b: String,
+    project: String,
+    team: String,
+    assignment_a: String,
+    assignment_b: String,
+    judge_b_id: String,
+}
+
+async fn judged_event(app: &App) -> Judged {
+    let admin = app.site_admin().await;
+    let slug = format!("judged-{}", unique());
+    let now = Utc::now();
+    app.ok(
+        Some(&admin),
+        "mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }",
+        json!({ "i": {
+            "slug": slug, "name": "Judged",
+            "submissionsOpen": rfc3339(now - Duration::days(1)), "submissionsClose": rfc3339(now + Duration::days(1)),
+            "judgingOpen": rfc3339(now - Duration::hours(1)), "judgingClose": rfc3339(now + Duration::days(1)),
+        }}),
+    )
+    .await;
+    for (key, pos) in [("impact", 1), ("craft", 2)] {
+        app.ok(
+            Some(&admin),
+            "mutation($e: String!, $i: CriterionInput!) { setCriterion(event: $e, input: $i) { key } }",
+            json!({ "e": slug, "i": { "key": key, "name": key, "min": 1, "max": 5, "position": pos } }),
+        )
+        .await;
+    }
+    let track = app.create_track(&admin, &slug, "Main").await;
+    let participant = app.sign_up(&format!("p-{}@example.org", unique())).await;
+    app.register(&participant, &slug).await;
+    let (team, _) = app.create_team(&participant, &slug, "Builders").await;
+    let project = app
+        .create_project(&participant, &slug, "Thing", &track)
+        .await;
+    app.submit_project(&participant, &project).await;
+    let mut judges = vec![];
+    for name in ["a", "b"] {
+        let email = format!("judge-{name}-{}@example.org", unique());
+        let token = app.sign_up(&email).await;
+        let id = app.grant(&admin, &slug, &email, "JUDGE").await;
+        let d = app
+            .ok(
+                Some(&admin),
+                "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id status } }",
+                json!({ "e": slug, "j": id, "p": project }),
+            )
+            .await;
+        assert_eq!(d["assignJudge"]["status"], "pending");
+        judges.push((token, id, str_at(&d, "/assignJudge/id")));
+    }
+    let (b, a) = (judges.pop().unwrap(), judges.pop().unwrap());
+    Judged {
+        admin,
+        slug,
+        participant,
+        judge_a: a.0,
+        judge_b: b.0,
+        project,
+        team,
+        assignment_a: a.2,
+        assignment_b: b.2,
+        judge_b_id: b.1,
+    }
+}
+
+const SAVE: &str = "mutation($a: ID!, $s: [ScoreInput!]!, $c: String, $sub: Boolean) {
+    saveReview(assignment: $a, scores: $s, comment: $c, submit: $sub) { id version submitted scores { criterion value } } }";
+
+const REVIEWS: &str = "query($p: ID!) { project(id: $p) { reviews { id comment judge { id } scores { criterion value } } } }";
+
+async fn judges_review_privately_inside_the_window(app: App) {
+    let j = judged_event(&app).await;
+    let scores = json!([{ "criterion": "impact", "value": 4 }]);
+
+    // A draft, then the submission; every save is a new version.
+    let d = app
+        .ok(
+            Some(&j.judge_a),
+            SAVE,
+            json!({ "a": j.assignment_a, "s": scores, "c": "solid" }),
+        )
+        .await;
+    assert_eq!(d["saveReview"]["version"], 1);
+    assert_eq!(d["saveReview"]["submitted"], false);
+    let incomplete = app
+        .gql_as(
+            &j.judge_a,
+            SAVE,
+            json!({ "a": j.assignment_a, "s": [], "sub": true }),
+        )
+        .await;
+    assert_bad_input(&incomplete, &["scores"]);
+    let d = app
+        .ok(Some(&j.judge_a), SAVE, json!({ "a": j.assignment_a, "s": [{ "criterion": "craft", "value": 2 }], "sub": true }))
+        .await;
+    assert_eq!(d["saveReview"]["version"], 2);
+    assert_eq!(d["saveReview"]["submitted"], true);
+    assert_eq!(
+        d["saveReview"]["scores"],
+        json!([{ "criterion": "craft", "value": 2 }, { "criterion": "impact", "value": 4 }])
+    );
+
+    // Bad scores name the field and write nothing.
+    let head = app.audit_head().await;
+    for bad in [
+        json!([{ "criterion": "impact", "value": 9 }]),
+        json!([{ "criterion": "nope", "value": 3 }]),
+    ] {
+        let r = app
+            .gql_as(&j.judge_a, SAVE, json!({ "a": j.assignment_a, "s": bad }))
+            .await;
+        assert_bad_input(&r, &["scores"]);
+    }
+    // Nobody else writes this review.
+    let r = app
+        .gql_as(
+            &j.judge_b,
+            SAVE,
+            json!({ "a": j.assignment_a, "s": scores }),
+        )
+        .await;
+    assert_code(&r, "NOT_FOUND");
+    let r = app
+        .gql_as(
+            &j.participant,
+            SAVE,
+            json!({ "a": j.assignment_a, "s": scores }),
+        )
+        .await;
+    assert_code(&r, "NOT_FOUND");
+    let r = app
+        .gql_as(&j.admin, SAVE, json!({ "a": j.assignment_a, "s": scores }))
+        .await;
+    assert_code(&r, "FORBIDDEN");
+    assert_eq!(app.audit_head().await, head, "refused saves write nothing");
+
+    // Who reads which review.
+    app.ok(
+        Some(&j.judge_b),
+        SAVE,
+        json!({ "a": j.assignment_b, "s": scores, "c": "judge b thinks" }),
+    )
+    .await;
+    let count = |v: &Value| {
+        v["project"]["reviews"]
+            .as_array()
+            .map(Vec::len)
+            .unwrap_or(0)
+    };
+    let org = app
+        .ok(Some(&j.admin), REVIEWS, json!({ "p": j.project }))
+        .await;
+    assert_eq!(count(&org), 2, "organizers read every review");
+    let own = app
+        .ok(Some(&j.judge_a), REVIEWS, json!({ "p": j.project }))
+        .await;
+    assert_eq!(count(&own), 1, "a judge reads only their own");
+    assert_eq!(own["project"]["reviews"][0]["comment"], "solid");
+    let team = app
+        .ok(Some(&j.participant), REVIEWS, json!({ "p": j.project }))
+        .await;
+    assert_eq!(count(&team), 0, "the team reads no individual score");
+    let anon = app.ok(None, REVIEWS, json!({ "p": j.project })).await;
+    assert_eq!(count(&anon), 0, "the public reads no individual score");
+    let resp = app
+        .gql_resp(Some(&j.judge_a), REVIEWS, json!({ "p": j.project }))
+        .await;
+    assert_eq!(
+        resp.header("cache-control").as_deref(),
+        Some("private, no-store")
+    );
+
+    // The judge's queue.
+    let q = app
+        .ok(
+            Some(&j.judge_b),
+            "query($e: String!) { event(slug: $e) { myProgress { done total } nextAssignment { id } myAssignments { id status } } }",
+            json!({ "e": j.slug }),
+        )
+        .await;
+    assert_eq!(q["event"]["myProgress"], json!({ "done": 0, "total": 1 }));
+    assert_eq!(q["event"]["nextAssignment"]["id"], j.assignment_b.as_str());
+
+    // Scores exist: the rubric's shape is frozen, names are not.
+    let set = "mutation($e: String!, $i: CriterionInput!) { setCriterion(event: $e, input: $i) { name weight } }";
+    let r = app
+        .gql_as(
+            &j.admin,
+            set,
+            json!({ "e": j.slug, "i": { "key": "impact", "name": "impact", "weight": 2.0 } }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    let r = app
+        .gql_as(
+            &j.admin,
+            set,
+            json!({ "e": j.slug, "i": { "key": "extra", "name": "Extra" } }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    let r = app
+        .ok(Some(&j.admin), set, json!({ "e": j.slug, "i": { "key": "impact", "name": "Impact on users", "position": 1 } }))
+        .await;
+    assert_eq!(r["setCriterion"]["name"], "Impact on users");
+
+    // A recusal takes judge B off the team's projects and out of the results.
+    let rec = app
+        .ok(
+            Some(&j.admin),
+            "mutation($e: String!, $j: ID!, $t: ID!) { recuseJudge(event: $e, judge: $j, team: $t, reason: \"former colleague\") { id } }",
+            json!({ "e": j.slug, "j": j.judge_b_id, "t": j.team }),
+        )
+        .await;
+    assert!(rec["recuseJudge"]["id"].is_string());
+    let r = app
+        .gql_as(
+            &j.judge_b,
+            SAVE,
+            json!({ "a": j.assignment_b, "s": scores }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    let r = app
+        .gql_as(
+            &j.admin,
+            "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
+            json!({ "e": j.slug, "j": j.judge_b_id, "p": j.project }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+
+    // A scored assignment stays.
+    let r = app
+        .gql_as(
+            &j.admin,
+            "mutation($a: ID!) { unassignJudge(assignment: $a) }",
+            json!({ "a": j.assignment_a }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+
+    // The window closes: no more saves, nothing written.
+    let past = Utc::now() - Duration::minutes(1);
+    app.ok(
+        Some(&j.admin),
+        "mutation($e: String!, $i: UpdateEventInput!) { updateEvent(event: $e, input: $i) { slug } }",
+        json!({ "e": j.slug, "i": { "judgingOpen": rfc3339(past - Duration::days(1)), "judgingClose": rfc3339(past) } }),
+    )
+    .await;
+    let head = app.audit_head().await;
+    let r = app
+        .gql_as(
+            &j.judge_a,
+            SAVE,
+            json!({ "a": j.assignment_a, "s": scores }),
+        )
+        .await;
+    assert_code(&r, "WINDOW_CLOSED");
+    assert_eq!(app.audit_head().await, head);
+}
+
+async fn auto_assign_plans_then_applies_once(app: App) {
+    let admin = app.site_admin().await;
+    let slug = format!("plan-{}", unique());
+    app.create_event(&admin, &slug, 4).await;
+    let track = app.create_track(&admin, &slug, "Main").await;
+    for i in 0..6 {
+        let p = app.sign_up(&format!("p{i}-{}@example.org", unique())).await;
+        app.register(&p, &slug).await;
+        app.create_team(&p, &slug, &format!("Team {i}")).await;
+        let id = app
+            .create_project(&p, &slug, &format!("Project {i}"), &track)
+            .await;
+        app.submit_project(&p, &id).await;
+    }
+    for i in 0..4 {
+        let email = format!("j{i}-{}@example.org", unique());
+        app.sign_up(&email).await;
+        app.grant(&admin, &slug, &email, "JUDGE").await;
+    }
+    let plan = "mutation($e: String!, $apply: Boolean) { autoAssign(event: $e, k: 2, seed: 3, apply: $apply) {
+        edges { judge project } coverage { project assigned shortfall } loads { judge load } components connected applied } }";
+    let head = app.audit_head().await;
+    let dry = app
+        .ok(Some(&admin), plan, json!({ "e": slug, "apply": false }))
+        .await;
+    let dry = &dry["autoAssign"];
+    assert_eq!(dry["edges"].as_array().map(Vec::len), Some(12));
+    assert_eq!(dry["applied"], 0);
+    assert_eq!(dry["connected"], true);
+    assert!(
+        dry["coverage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["assigned"] == 2 && c["shortfall"] == 0)
+    );
+    assert!(
+        dry["loads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["load"] == 3),
+        "balanced: {}",
+        dry["loads"]
+    );
+    assert_eq!(app.audit_head().await, head, "a dry run writes nothing");
+    let again = app
+        .ok(Some(&admin), plan, json!({ "e": slug, "apply": false }))
+        .await;
+    assert_eq!(
+        again["autoAssign"]["edges"], dry["edges"],
+        "deterministic for a seed"
+    );
+
+    let applied = app
+        .ok(Some(&admin), plan, json!({ "e": slug, "apply": true }))
+        .await;
+    assert_eq!(applied["autoAssign"]["applied"], 12);
+    assert_eq!(
+        app.audit_head().await,
+        head + 1,
+        "one audit entry for the whole plan"
+    );
+    let twice = app
+        .ok(Some(&admin), plan, json!({ "e": slug, "apply": true }))
+        .await;
+    assert_eq!(
+        twice["autoAssign"]["applied"], 0,
+        "re-applying adds nothing"
+    );
+    let total = app
+        .ok(
+            Some(&admin),
+            "query($e: String!) { event(slug: $e) { assignments(first: 100) { totalCount } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    assert_eq!(total["event"]["assignments"]["totalCount"], 12);
+}
+
+async fn exports_neutralize_formulas_and_are_audited(app: App) {
+    let admin = app.site_admin().await;
+    import_fixture(&app).await;
+    let q = "query($e: String!, $k: ExportKind!) { event(slug: $e) { export(kind: $k) } }";
+    let before = app.audit_count(&admin, FIXTURE_SLUG).await;
+    let scores = app
+        .ok(Some(&admin), q, json!({ "e": FIXTURE_SLUG, "k": "SCORES" }))
+        .await;
+    let csv = scores["event"]["export"].as_str().unwrap();
+    assert!(csv.starts_with("review_id,judge,project,submitted,version,functionality,quality,innovation,weighted_total,comment"));
+    assert!(
+        csv.contains("'=IMPORTXML"),
+        "the fixture's formula comment is neutralized"
+    );
+    for line in csv.lines() {
+        for cell in line.split(',') {
+            let c = cell.trim_start_matches('"');
+            assert!(
+                !c.starts_with('=') && !c.starts_with('+') && !c.starts_with('@'),
+                "live formula cell {cell:?}"
+            );
+        }
+    }
+    assert_eq!(
+        app.audit_count(&admin, FIXTURE_SLUG).await,
+        before + 1,
+        "each export is audited"
+    );
+    for kind in ["REGISTRATIONS", "TEAMS", "PROJECTS", "ASSIGNMENTS", "AUDIT"] {
+        let d = app
+            .ok(Some(&admin), q, json!({ "e": FIXTURE_SLUG, "k": kind }))
+            .await;
+        assert!(
+            d["event"]["export"].as_str().unwrap().lines().count() > 1,
+            "{kind} has rows"
+        );
+    }
+    let no_run = app
+        .gql_as(&admin, q, json!({ "e": FIXTURE_SLUG, "k": "RESULTS" }))
+        .await;
+    assert_code(&no_run, "CONFLICT");
+    app.ok(Some(&admin), RUN, json!({ "e": FIXTURE_SLUG }))
+        .await;
+    let results = app
+        .ok(
+            Some(&admin),
+            q,
+            json!({ "e": FIXTURE_SLUG, "k": "RESULTS" }),
+        )
+        .await;
+    assert!(
+        results["event"]["export"]
+            .as_str()
+            .unwrap()
+            .starts_with("rank,rank_low,rank_high,project")
+    );
+    let anon = app
+        .gql(q, json!({ "e": FIXTURE_SLUG, "k": "SCORES" }))
+        .await;
+    assert_code(&anon, "UNAUTHENTICATED");
+}
+
+/// Every new event field, for the six callers: `true` where the caller may read it.
+async fn judging_fields_follow_the_authorization_matrix(app: App) {
+    let s: Scenario = app.scenario().await;
+    use Caller::*;
+    let organizer_only = [OrganizerA, SiteAdmin];
+    let rows: [(&str, &[Caller]); 8] = [
+        ("leaderboard { connected }", &organizer_only),
+        ("assignments(first: 5) { totalCount }", &organizer_only),
+        ("calibrationRuns { id }", &organizer_only),
+        ("judgingProgress { assignments }", &organizer_only),
+        ("recusals { id }", &organizer_only),
+        ("export(kind: TEAMS)", &organizer_only),
+        ("rubric { key }", &CALLERS),
+        ("results { version }", &CALLERS),
+    ];
+    for (field, allowed) in rows {
+        for c in CALLERS {
+            let q = format!("query($e: String!) {{ event(slug: $e) {{ {field} }} }}");
+            let r = app.gql_opt(s.token(c), &q, json!({ "e": s.event_a })).await;
+            let code = error_code(&r);
+            if allowed.contains(&c) {
+                assert_eq!(code, None, "{c:?} should read {field}: {r}");
+            } else {
+                let expected = if c == Anonymous {
+                    "UNAUTHENTICATED"
+                } else {
+                    "FORBIDDEN"
+                };
+                assert_eq!(
+                    code.as_deref(),
+                    Some(expected),
+                    "{c:?} must not read {field}: {r}"
+                );
+            }
+        }
+    }
+    // Organizer-only mutations refuse everyone else, writing nothing.
+    let head = app.audit_head().await;
+    for c in [Participant, Judge, OrganizerB] {
+        let r = app
+            .gql_opt(
+                s.token(c),
+                "mutation($e: String!) { runCalibration(event: $e) { id } }",
+                json!({ "e": s.event_a }),
+            )
+            .await;
+        assert_code(&r, "FORBIDDEN");
+        let r = app
+            .gql_opt(
+                s.token(c),
+                "mutation($e: String!) { autoAssign(event: $e, apply: true) { applied } }",
+                json!({ "e": s.event_a }),
+            )
+            .await;
+        assert_code(&r, "FORBIDDEN");
+    }
+    assert_eq!(app.audit_head().await, head);
+    // The judge's own queue is theirs alone; others see an empty one.
+    for c in [Participant, OrganizerB] {
+        let r = app
+            .ok(
+                s.token(c),
+                "query($e: String!) { event(slug: $e) { myAssignments { id } } }",
+                json!({ "e": s.event_a }),
+            )
+            .await;
+        assert_eq!(r["event"]["myAssignments"], json!([]));
+    }
+}
+
+async fn results_subscription_fires_after_publication(app: App) {
+    let admin = app.site_admin().await;
+    import_fixture(&app).await;
+    let mut ws = app.ws(json!({})).await;
+    ws.subscribe(
+        "r",
+        "subscription($e: String!) { resultsPublished(event: $e) { version final runId } }",
+        json!({ "e": FIXTURE_SLUG }),
+    )
+    .await;
+    let run = app
+        .ok(Some(&admin), RUN, json!({ "e": FIXTURE_SLUG }))
+        .await;
+    let run_id = str_at(&run, "/runCalibration/id");
+    app.ok(
+        Some(&admin),
+        PUBLISH,
+        json!({ "e": FIXTURE_SLUG, "r": run_id, "f": true }),
+    )
+    .await;
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(20))
+        .await
+        .expect("a publication message");
+    assert_eq!(
+        msg["payload"]["data"]["resultsPublished"]["version"], 1,
+        "{msg}"
+    );
+    assert_eq!(
+        msg["payload"]["data"]["resultsPublished"]["runId"],
+        run_id.as_str()
+    );
+}

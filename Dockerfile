@@ -1,8 +1,10 @@
 # Build
 FROM rust:1.95-bookworm AS build
+# Node builds the self-hosted GraphiQL bundle (web/graphiql, pinned by its lock file).
+RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked --bin verdict
+RUN cargo build --release --locked --bin verdict && test -s web/graphiql/dist/graphiql.js
 
 # Run: a small image with just the binary. SQLite lives on the /data volume unless
 # VERDICT_DATABASE_URL points at PostgreSQL.

@@ -3,11 +3,14 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, PASSWORD, assert_bad_input, assert_code, data, error_code, error_message, str_at};
+use crate::harness::{
+    App, PASSWORD, assert_bad_input, assert_code, data, error_code, error_message, str_at,
+};
 
 const VIEWER: &str = "{ viewer { user { id email } apiTokens { id label prefix revokedAt } } }";
-const LOG_IN: &str = "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }";
-const SIGN_UP: &str = "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token user { id email displayName } } }";
+const LOG_IN: &str =
+    "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }";
+const SIGN_UP: &str = "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token user { id displayName } } }";
 
 /// The token no longer authenticates: `viewer` is null, or the request is refused as
 /// UNAUTHENTICATED.
@@ -22,166 +25,355 @@ async fn viewer_with(app: &App, token: &str) -> Value {
     let r = app.gql_resp(Some(token), VIEWER, json!({})).await;
     assert!(r.status < 500, "{} {}", r.status, r.text);
     // A 401 without a JSON body counts as UNAUTHENTICATED.
-    let code = if r.status == 401 { "UNAUTHENTICATED" } else { "?" };
+    let code = if r.status == 401 {
+        "UNAUTHENTICATED"
+    } else {
+        "?"
+    };
     r.try_json().unwrap_or_else(|| json!({ "status": r.status, "text": r.text, "errors": [{ "extensions": { "code": code } }] }))
 }
 
 e2e! {
-    async fn sign_up_log_in_log_out(app: App) {
-        let r = app.gql(SIGN_UP, json!({ "e": "Ada@Example.org", "p": PASSWORD, "n": "Ada" })).await;
-        let d = data(&r);
-        let user_id = str_at(d, "/signUp/user/id");
-        let first = str_at(d, "/signUp/token");
-        assert_eq!(d["signUp"]["user"]["displayName"], "Ada");
-        let v = app.gql_as(&first, VIEWER, json!({})).await;
-        assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
-        let email = str_at(&v, "/data/viewer/user/email");
-        assert!(email.eq_ignore_ascii_case("ada@example.org"), "{email}");
+    sign_up_log_in_log_out,
+    log_in_throttling ["--login-attempts", "3"],
+    api_tokens,
+    session_cookie_and_csrf,
+}
 
-        // Emails are case-insensitive identities.
-        let r = app.gql(SIGN_UP, json!({ "e": "ada@example.ORG", "p": PASSWORD, "n": "Imposter" })).await;
-        assert_code(&r, "CONFLICT");
+async fn sign_up_log_in_log_out(app: App) {
+    let r = app
+        .gql(
+            SIGN_UP,
+            json!({ "e": "Ada@Example.org", "p": PASSWORD, "n": "Ada" }),
+        )
+        .await;
+    let d = data(&r);
+    let user_id = str_at(d, "/signUp/user/id");
+    let first = str_at(d, "/signUp/token");
+    assert_eq!(d["signUp"]["user"]["displayName"], "Ada");
+    let v = app.gql_as(&first, VIEWER, json!({})).await;
+    assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
+    let email = str_at(&v, "/data/viewer/user/email");
+    assert!(email.eq_ignore_ascii_case("ada@example.org"), "{email}");
 
-        let r = app.gql(LOG_IN, json!({ "e": "ADA@example.org", "p": PASSWORD })).await;
-        let second = str_at(data(&r), "/logIn/token");
-        assert_eq!(data(&r)["logIn"]["user"]["id"], json!(user_id));
-        assert_ne!(first, second, "each log-in is its own session");
+    // Emails are case-insensitive identities.
+    let r = app
+        .gql(
+            SIGN_UP,
+            json!({ "e": "ada@example.ORG", "p": PASSWORD, "n": "Imposter" }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
 
-        // Wrong password and unknown email look the same.
-        let bad_pw = app.gql(LOG_IN, json!({ "e": "ada@example.org", "p": "not the password" })).await;
-        assert_code(&bad_pw, "UNAUTHENTICATED");
-        let unknown = app.gql(LOG_IN, json!({ "e": "nobody@example.org", "p": PASSWORD })).await;
-        assert_code(&unknown, "UNAUTHENTICATED");
-        assert_eq!(error_message(&bad_pw), error_message(&unknown), "no account enumeration");
+    let r = app
+        .gql(LOG_IN, json!({ "e": "ADA@example.org", "p": PASSWORD }))
+        .await;
+    let second = str_at(data(&r), "/logIn/token");
+    assert_eq!(data(&r)["logIn"]["user"]["id"], json!(user_id));
+    assert_ne!(first, second, "each log-in is its own session");
 
-        // Logging out ends that session only.
-        let r = app.gql_as(&second, "mutation { logOut }", json!({})).await;
-        assert_eq!(data(&r)["logOut"], true);
-        assert_signed_out(&viewer_with(&app, &second).await);
-        let v = app.gql_as(&first, VIEWER, json!({})).await;
-        assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id), "the other session lives on");
+    // Wrong password and unknown email look the same.
+    let bad_pw = app
+        .gql(
+            LOG_IN,
+            json!({ "e": "ada@example.org", "p": "not the password" }),
+        )
+        .await;
+    assert_code(&bad_pw, "UNAUTHENTICATED");
+    let unknown = app
+        .gql(LOG_IN, json!({ "e": "nobody@example.org", "p": PASSWORD }))
+        .await;
+    assert_code(&unknown, "UNAUTHENTICATED");
+    assert_eq!(
+        error_message(&bad_pw),
+        error_message(&unknown),
+        "no account enumeration"
+    );
 
-        // Anonymous log-out, and garbage tokens.
-        assert_code(&app.gql("mutation { logOut }", json!({})).await, "UNAUTHENTICATED");
-        assert_signed_out(&viewer_with(&app, "garbage").await);
-        assert_signed_out(&viewer_with(&app, &format!("{first}x")).await);
+    // Logging out ends that session only.
+    let r = app.gql_as(&second, "mutation { logOut }", json!({})).await;
+    assert_eq!(data(&r)["logOut"], true);
+    assert_signed_out(&viewer_with(&app, &second).await);
+    let v = app.gql_as(&first, VIEWER, json!({})).await;
+    assert_eq!(
+        data(&v)["viewer"]["user"]["id"],
+        json!(user_id),
+        "the other session lives on"
+    );
 
-        // A weak password is bad input.
-        let r = app.gql(SIGN_UP, json!({ "e": "weak@example.org", "p": "123", "n": "Weak" })).await;
-        assert_bad_input(&r, &["password"]);
-        // An empty display name too.
-        let r = app.gql(SIGN_UP, json!({ "e": "anon@example.org", "p": PASSWORD, "n": "" })).await;
-        assert_bad_input(&r, &["displayName"]);
-    }
+    // Anonymous log-out, and garbage tokens.
+    assert_code(
+        &app.gql("mutation { logOut }", json!({})).await,
+        "UNAUTHENTICATED",
+    );
+    assert_signed_out(&viewer_with(&app, "garbage").await);
+    assert_signed_out(&viewer_with(&app, &format!("{first}x")).await);
 
-    #[flags("--login-attempts", "3")]
-    async fn log_in_throttling(app: App) {
-        app.sign_up("throttled@example.org").await;
-        for i in 0..3 {
-            let r = app.gql(LOG_IN, json!({ "e": "throttled@example.org", "p": format!("wrong {i}") })).await;
-            assert_code(&r, "UNAUTHENTICATED");
-        }
-        // Even the right password is refused now, with a hint when to retry.
-        let r = app.gql(LOG_IN, json!({ "e": "throttled@example.org", "p": PASSWORD })).await;
-        assert_code(&r, "RATE_LIMITED");
-        let retry = r.pointer("/errors/0/extensions/retryAfter").and_then(Value::as_f64);
-        assert!(retry.is_some_and(|s| s > 0.0 && s <= 15.0 * 60.0), "retryAfter seconds: {r}");
-        assert!(r["data"].is_null() || r["data"]["logIn"].is_null(), "{r}");
-        // Further attempts stay refused.
-        let r = app.gql(LOG_IN, json!({ "e": "throttled@example.org", "p": "wrong again" })).await;
-        assert_code(&r, "RATE_LIMITED");
-    }
+    // A weak password is bad input.
+    let r = app
+        .gql(
+            SIGN_UP,
+            json!({ "e": "weak@example.org", "p": "123", "n": "Weak" }),
+        )
+        .await;
+    assert_bad_input(&r, &["password"]);
+    // An empty display name too.
+    let r = app
+        .gql(
+            SIGN_UP,
+            json!({ "e": "anon@example.org", "p": PASSWORD, "n": "" }),
+        )
+        .await;
+    assert_bad_input(&r, &["displayName"]);
+}
 
-    async fn api_tokens(app: App) {
-        let (session, user_id) = app.sign_up_full("tokens@example.org").await;
+async fn log_in_throttling(app: App) {
+    app.sign_up("throttled@example.org").await;
+    for i in 0..3 {
         let r = app
-            .gql_as(&session, "mutation { createApiToken(label: \"ci\") { token apiToken { id label prefix } } }", json!({}))
+            .gql(
+                LOG_IN,
+                json!({ "e": "throttled@example.org", "p": format!("wrong {i}") }),
+            )
             .await;
-        let d = data(&r);
-        let token = str_at(d, "/createApiToken/token");
-        let token_id = str_at(d, "/createApiToken/apiToken/id");
-        let prefix = str_at(d, "/createApiToken/apiToken/prefix");
-        assert_eq!(d["createApiToken"]["apiToken"]["label"], "ci");
-        assert!(token.starts_with(&prefix) && prefix.len() < token.len(), "the prefix identifies the token: {prefix} / {token}");
-
-        // The token authenticates as its user; the list shows it without the secret.
-        let v = app.gql_as(&token, VIEWER, json!({})).await;
-        assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
-        let v = app.gql_as(&session, VIEWER, json!({})).await;
-        let listed = data(&v)["viewer"]["apiTokens"].as_array().cloned().unwrap_or_default();
-        assert!(listed.iter().any(|t| t["id"] == json!(token_id) && t["label"] == "ci"), "{v}");
-        assert!(!v.to_string().contains(&token), "the raw token is shown once only");
-
-        // The CLI mints one too: one line, nothing else.
-        let out = app.cli(&["token", "mint", "--email", "tokens@example.org", "--name", "from-cli"]).await;
-        assert!(out.success(), "{out:?}");
-        let lines: Vec<&str> = out.stdout.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines.len(), 1, "only the token on stdout: {:?}", out.stdout);
-        let minted = lines[0].trim().to_string();
-        let v = app.gql_as(&minted, VIEWER, json!({})).await;
-        assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
-        let labels: Vec<Value> = data(&v)["viewer"]["apiTokens"].as_array().cloned().unwrap_or_default().iter().map(|t| t["label"].clone()).collect();
-        assert!(labels.contains(&json!("from-cli")), "{labels:?}");
-        let out = app.cli(&["token", "mint", "--email", "ghost@example.org", "--name", "x"]).await;
-        assert!(!out.success(), "no token for an unknown user");
-        assert!(out.stdout.trim().is_empty());
-
-        // Revoking it ends it; the session and the other token keep working.
-        let r = app.gql_as(&session, "mutation($id: ID!) { revokeApiToken(id: $id) { id } }", json!({ "id": token_id })).await;
-        data(&r);
-        assert_signed_out(&viewer_with(&app, &token).await);
-        let v = app.gql_as(&minted, VIEWER, json!({})).await;
-        assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
-        let v = app.gql_as(&session, VIEWER, json!({})).await;
-        let listed = data(&v)["viewer"]["apiTokens"].as_array().cloned().unwrap_or_default();
-        let revoked = listed.iter().find(|t| t["id"] == json!(token_id));
-        assert!(revoked.is_none_or(|t| t["revokedAt"].is_string()), "a revoked token is not listed as active: {v}");
+        assert_code(&r, "UNAUTHENTICATED");
     }
+    // Even the right password is refused now, with a hint when to retry.
+    let r = app
+        .gql(
+            LOG_IN,
+            json!({ "e": "throttled@example.org", "p": PASSWORD }),
+        )
+        .await;
+    assert_code(&r, "RATE_LIMITED");
+    let retry = r
+        .pointer("/errors/0/extensions/retryAfter")
+        .and_then(Value::as_f64);
+    assert!(
+        retry.is_some_and(|s| s > 0.0 && s <= 15.0 * 60.0),
+        "retryAfter seconds: {r}"
+    );
+    assert!(r["data"].is_null() || r["data"]["logIn"].is_null(), "{r}");
+    // Further attempts stay refused.
+    let r = app
+        .gql(
+            LOG_IN,
+            json!({ "e": "throttled@example.org", "p": "wrong again" }),
+        )
+        .await;
+    assert_code(&r, "RATE_LIMITED");
+    // The count lives in the database: a second server process refuses as well.
+    let other = app.sibling(&["--login-attempts", "3"]).await;
+    let r = other
+        .gql(
+            LOG_IN,
+            json!({ "e": "throttled@example.org", "p": PASSWORD }),
+        )
+        .await;
+    assert_code(&r, "RATE_LIMITED");
+    // The address used up its budget too: another account from it waits as well.
+    app.sign_up("bystander@example.org").await;
+    let r = app
+        .gql(
+            LOG_IN,
+            json!({ "e": "bystander@example.org", "p": PASSWORD }),
+        )
+        .await;
+    assert_code(&r, "RATE_LIMITED");
+}
 
-    async fn session_cookie_and_csrf(app: App) {
-        let (_, user_id) = app.sign_up_full("cookie@example.org").await;
-        let body = json!({ "query": LOG_IN, "variables": { "e": "cookie@example.org", "p": PASSWORD } });
-        let r = app.post_raw(body.to_string(), "application/json", &[]).await;
-        assert_eq!(r.status, 200, "{}", r.text);
-        let set = r.headers_all("set-cookie");
-        let session = set
+async fn api_tokens(app: App) {
+    let (session, user_id) = app.sign_up_full("tokens@example.org").await;
+    let r = app
+        .gql_as(
+            &session,
+            "mutation { createApiToken(label: \"ci\") { token apiToken { id label prefix } } }",
+            json!({}),
+        )
+        .await;
+    let d = data(&r);
+    let token = str_at(d, "/createApiToken/token");
+    let token_id = str_at(d, "/createApiToken/apiToken/id");
+    let prefix = str_at(d, "/createApiToken/apiToken/prefix");
+    assert_eq!(d["createApiToken"]["apiToken"]["label"], "ci");
+    assert!(
+        token.starts_with(&prefix) && prefix.len() < token.len(),
+        "the prefix identifies the token: {prefix} / {token}"
+    );
+
+    // The token authenticates as its user; the list shows it without the secret.
+    let v = app.gql_as(&token, VIEWER, json!({})).await;
+    assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
+    let v = app.gql_as(&session, VIEWER, json!({})).await;
+    let listed = data(&v)["viewer"]["apiTokens"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        listed
             .iter()
-            .find(|c| c.starts_with("verdict_session="))
-            .unwrap_or_else(|| panic!("logIn sets verdict_session: {set:?}"));
-        let lower = session.to_lowercase();
-        assert!(lower.contains("httponly"), "HttpOnly: {session}");
-        assert!(lower.contains("samesite=strict"), "SameSite=Strict: {session}");
-        let cookie = session.split(';').next().unwrap_or_default().to_string();
+            .any(|t| t["id"] == json!(token_id) && t["label"] == "ci"),
+        "{v}"
+    );
+    assert!(
+        !v.to_string().contains(&token),
+        "the raw token is shown once only"
+    );
 
-        // Queries work with the cookie alone.
-        let q = json!({ "query": VIEWER }).to_string();
-        let r = app.post_raw(q.clone(), "application/json", &[("cookie", &cookie)]).await;
-        assert_eq!(r.json()["data"]["viewer"]["user"]["id"], json!(user_id), "{}", r.text);
+    // The CLI mints one too: one line, nothing else.
+    let out = app
+        .cli(&[
+            "token",
+            "mint",
+            "--email",
+            "tokens@example.org",
+            "--name",
+            "from-cli",
+        ])
+        .await;
+    assert!(out.success(), "{out:?}");
+    let lines: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "only the token on stdout: {:?}", out.stdout);
+    let minted = lines[0].trim().to_string();
+    let v = app.gql_as(&minted, VIEWER, json!({})).await;
+    assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
+    let labels: Vec<Value> = data(&v)["viewer"]["apiTokens"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|t| t["label"].clone())
+        .collect();
+    assert!(labels.contains(&json!("from-cli")), "{labels:?}");
+    let out = app
+        .cli(&[
+            "token",
+            "mint",
+            "--email",
+            "ghost@example.org",
+            "--name",
+            "x",
+        ])
+        .await;
+    assert!(!out.success(), "no token for an unknown user");
+    assert!(out.stdout.trim().is_empty());
 
-        // A mutation by cookie without the CSRF header is refused and writes nothing.
-        let m = json!({ "query": "mutation { createApiToken(label: \"csrf\") { token } }" }).to_string();
-        let r = app.post_raw(m.clone(), "application/json", &[("cookie", &cookie)]).await;
-        let refused = r.status == 403
-            || r.try_json().is_some_and(|b| error_code(&b).as_deref() == Some("FORBIDDEN"));
-        assert!(refused, "cookie mutation without X-Verdict-Csrf: {} {}", r.status, r.text);
-        let r = app.post_raw(q.clone(), "application/json", &[("cookie", &cookie)]).await;
-        assert_eq!(r.json()["data"]["viewer"]["apiTokens"], json!([]), "no token was created");
+    // Revoking it ends it; the session and the other token keep working.
+    let r = app
+        .gql_as(
+            &session,
+            "mutation($id: ID!) { revokeApiToken(id: $id) { id } }",
+            json!({ "id": token_id }),
+        )
+        .await;
+    data(&r);
+    assert_signed_out(&viewer_with(&app, &token).await);
+    let v = app.gql_as(&minted, VIEWER, json!({})).await;
+    assert_eq!(data(&v)["viewer"]["user"]["id"], json!(user_id));
+    let v = app.gql_as(&session, VIEWER, json!({})).await;
+    let listed = data(&v)["viewer"]["apiTokens"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let revoked = listed.iter().find(|t| t["id"] == json!(token_id));
+    assert!(
+        revoked.is_none_or(|t| t["revokedAt"].is_string()),
+        "a revoked token is not listed as active: {v}"
+    );
+}
 
-        // With the header it runs.
-        let r = app.post_raw(m, "application/json", &[("cookie", &cookie), ("x-verdict-csrf", "1")]).await;
-        assert!(r.json()["data"]["createApiToken"]["token"].is_string(), "{}", r.text);
+async fn session_cookie_and_csrf(app: App) {
+    let (_, user_id) = app.sign_up_full("cookie@example.org").await;
+    let body =
+        json!({ "query": LOG_IN, "variables": { "e": "cookie@example.org", "p": PASSWORD } });
+    let r = app
+        .post_raw(body.to_string(), "application/json", &[])
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let set = r.headers_all("set-cookie");
+    let session = set
+        .iter()
+        .find(|c| c.starts_with("verdict_session="))
+        .unwrap_or_else(|| panic!("logIn sets verdict_session: {set:?}"));
+    let lower = session.to_lowercase();
+    assert!(lower.contains("httponly"), "HttpOnly: {session}");
+    assert!(
+        lower.contains("samesite=strict"),
+        "SameSite=Strict: {session}"
+    );
+    let cookie = session.split(';').next().unwrap_or_default().to_string();
 
-        // Logging out by cookie ends the cookie session.
-        let out = json!({ "query": "mutation { logOut }" }).to_string();
-        let r = app.post_raw(out, "application/json", &[("cookie", &cookie), ("x-verdict-csrf", "1")]).await;
-        assert_eq!(r.json()["data"]["logOut"], true, "{}", r.text);
-        let r = app.post_raw(q, "application/json", &[("cookie", &cookie)]).await;
-        assert!(r.status < 500);
-        let body = r.try_json().unwrap_or(Value::Null);
-        assert!(
-            body["data"]["viewer"].is_null() || error_code(&body).as_deref() == Some("UNAUTHENTICATED"),
-            "the cookie no longer works: {}",
-            r.text
-        );
-    }
+    // Queries work with the cookie alone.
+    let q = json!({ "query": VIEWER }).to_string();
+    let r = app
+        .post_raw(q.clone(), "application/json", &[("cookie", &cookie)])
+        .await;
+    assert_eq!(
+        r.json()["data"]["viewer"]["user"]["id"],
+        json!(user_id),
+        "{}",
+        r.text
+    );
+
+    // A mutation by cookie without the CSRF header is refused and writes nothing.
+    let m =
+        json!({ "query": "mutation { createApiToken(label: \"csrf\") { token } }" }).to_string();
+    let r = app
+        .post_raw(m.clone(), "application/json", &[("cookie", &cookie)])
+        .await;
+    let refused = r.status == 403
+        || r.try_json()
+            .is_some_and(|b| error_code(&b).as_deref() == Some("FORBIDDEN"));
+    assert!(
+        refused,
+        "cookie mutation without X-Verdict-Csrf: {} {}",
+        r.status, r.text
+    );
+    let r = app
+        .post_raw(q.clone(), "application/json", &[("cookie", &cookie)])
+        .await;
+    assert_eq!(
+        r.json()["data"]["viewer"]["apiTokens"],
+        json!([]),
+        "no token was created"
+    );
+
+    // With the header it runs.
+    let r = app
+        .post_raw(
+            m,
+            "application/json",
+            &[("cookie", &cookie), ("x-verdict-csrf", "1")],
+        )
+        .await;
+    assert!(
+        r.json()["data"]["createApiToken"]["token"].is_string(),
+        "{}",
+        r.text
+    );
+
+    // Logging out by cookie ends the cookie session.
+    let out = json!({ "query": "mutation { logOut }" }).to_string();
+    let r = app
+        .post_raw(
+            out,
+            "application/json",
+            &[("cookie", &cookie), ("x-verdict-csrf", "1")],
+        )
+        .await;
+    assert_eq!(r.json()["data"]["logOut"], true, "{}", r.text);
+    let r = app
+        .post_raw(q, "application/json", &[("cookie", &cookie)])
+        .await;
+    assert!(r.status < 500);
+    let body = r.try_json().unwrap_or(Value::Null);
+    assert!(
+        body["data"]["viewer"].is_null() || error_code(&body).as_deref() == Some("UNAUTHENTICATED"),
+        "the cookie no longer works: {}",
+        r.text
+    );
 }

@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 
 use crate::harness::{
-    App, CALLERS, Caller, Scenario, assert_code, data, error_code, str_at, tiny_fixture, unique,
+    App, CALLERS, Caller, PASSWORD, Scenario, assert_code, data, error_code, str_at, tiny_fixture,
+    unique,
 };
 
 /// What one caller should get.
@@ -28,14 +29,20 @@ const CONFLICT: E = E::Code("CONFLICT");
 
 fn check(resp: &Value, pointer: &str, e: E) -> Result<(), String> {
     let code = error_code(resp);
-    let val = resp.pointer(&format!("/data{pointer}")).unwrap_or(&Value::Null);
+    let val = resp
+        .pointer(&format!("/data{pointer}"))
+        .unwrap_or(&Value::Null);
     let fine = match e {
         E::Ok => code.is_none() && !val.is_null(),
         E::Null => code.is_none() && val.is_null(),
         E::Code(c) => code.as_deref() == Some(c) && val.is_null(),
         E::NullOr(c) => (code.is_none() && val.is_null()) || code.as_deref() == Some(c),
     };
-    if fine { Ok(()) } else { Err(format!("expected {e:?} at {pointer}, got {resp}")) }
+    if fine {
+        Ok(())
+    } else {
+        Err(format!("expected {e:?} at {pointer}, got {resp}"))
+    }
 }
 
 type Extra = fn(&Scenario, Caller, &Value) -> Result<(), String>;
@@ -70,7 +77,11 @@ fn query_rows() -> Vec<QueryRow> {
                     _ => return Result::Ok(()),
                 };
                 let got = r.pointer("/data/viewer/user/id");
-                if got == Some(&json!(want)) { Result::Ok(()) } else { Err(format!("viewer is not the caller: {r}")) }
+                if got == Some(&json!(want)) {
+                    Result::Ok(())
+                } else {
+                    Err(format!("viewer is not the caller: {r}"))
+                }
             }),
         },
         QueryRow {
@@ -85,7 +96,15 @@ fn query_rows() -> Vec<QueryRow> {
             query: "query($a: String!) { event(slug: $a) { id slug name tracks { id } } }",
             pointer: "/event",
             expect: [Ok, Ok, Ok, Ok, Ok, Ok],
-            extra: None,
+            extra: Some(|s, _, r| {
+                if r.pointer("/data/event/id") == Some(&json!(s.event_a_id))
+                    && r.pointer("/data/event/tracks/0/id") == Some(&json!(s.track_a))
+                {
+                    Result::Ok(())
+                } else {
+                    Err(format!("event A with its track: {r}"))
+                }
+            }),
         },
         QueryRow {
             name: "unknown event is null",
@@ -100,8 +119,15 @@ fn query_rows() -> Vec<QueryRow> {
             pointer: "/events",
             expect: [Ok, Ok, Ok, Ok, Ok, Ok],
             extra: Some(|_, _, r| {
-                let n = r.pointer("/data/events/totalCount").and_then(Value::as_i64).unwrap_or(0);
-                if n >= 2 { Result::Ok(()) } else { Err(format!("events lists both events: {r}")) }
+                let n = r
+                    .pointer("/data/events/totalCount")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                if n >= 2 {
+                    Result::Ok(())
+                } else {
+                    Err(format!("events lists both events: {r}"))
+                }
             }),
         },
         QueryRow {
@@ -120,10 +146,13 @@ fn query_rows() -> Vec<QueryRow> {
         },
         QueryRow {
             name: "organizer of A cannot read B's audit log",
-            query: "query($b: String!) { event(slug: $b) { auditLog(first: 5) { totalCount } } }",
+            query: "query($b: String!) { event(slug: $b) { id auditLog(first: 5) { totalCount } } }",
             pointer: "/event/auditLog",
             expect: [UNAUTH, FORBID, FORBID, FORBID, Ok, Ok],
-            extra: None,
+            extra: Some(|s, _, r| match r.pointer("/data/event/id") {
+                Some(id) if *id == json!(s.event_b_id) => Result::Ok(()),
+                _ => Err(format!("event B itself stays visible: {r}")),
+            }),
         },
         QueryRow {
             name: "Event.myTeam",
@@ -156,7 +185,9 @@ fn query_rows() -> Vec<QueryRow> {
                 if ids == vec![&json!(s.submitted)] && total == Some(&json!(1)) {
                     Result::Ok(())
                 } else {
-                    Err(format!("gallery should be exactly the submitted project: {r}"))
+                    Err(format!(
+                        "gallery should be exactly the submitted project: {r}"
+                    ))
                 }
             }),
         },
@@ -189,7 +220,8 @@ fn query_rows() -> Vec<QueryRow> {
             pointer: "/project/team/members",
             expect: [UNAUTH, Ok, Ok, Ok, FORBID, Ok],
             extra: Some(|s, _, r| {
-                if r.pointer("/data/project/team/members/0/id") == Some(&json!(s.participant_a_id)) {
+                if r.pointer("/data/project/team/members/0/id") == Some(&json!(s.participant_a_id))
+                {
                     Result::Ok(())
                 } else {
                     Err(format!("the team's member is the participant: {r}"))
@@ -223,7 +255,11 @@ fn query_rows() -> Vec<QueryRow> {
                     Caller::Participant | Caller::OrganizerA | Caller::SiteAdmin => 2,
                     _ => 1,
                 };
-                if n == want { Result::Ok(()) } else { Err(format!("{want} projects expected: {r}")) }
+                if n == want {
+                    Result::Ok(())
+                } else {
+                    Err(format!("{want} projects expected: {r}"))
+                }
             }),
         },
         QueryRow {
@@ -232,99 +268,143 @@ fn query_rows() -> Vec<QueryRow> {
             name: "User.email of a team member",
             query: "query($sub: ID!) { project(id: $sub) { team { members { id email } } } }",
             pointer: "/project/team/members/0/email",
-            expect: [NullOr("UNAUTHENTICATED"), Ok, Null, Ok, NullOr("FORBIDDEN"), Ok],
+            expect: [
+                NullOr("UNAUTHENTICATED"),
+                Ok,
+                Null,
+                Ok,
+                NullOr("FORBIDDEN"),
+                Ok,
+            ],
             extra: None,
         },
     ]
 }
 
 e2e! {
-    async fn authorization_queries(app: App) {
-        let s = app.scenario().await;
-        let mut failures = vec![];
-        for row in query_rows() {
-            for (i, caller) in CALLERS.iter().enumerate() {
-                let resp = app.gql_opt(s.token(*caller), row.query, vars(&s)).await;
-                let mut res = check(&resp, row.pointer, row.expect[i]);
-                if res.is_ok() {
-                    if let Some(extra) = row.extra {
-                        res = extra(&s, *caller, &resp);
-                    }
-                }
-                if let Err(e) = res {
-                    failures.push(format!("[{}] {:?}: {e}", row.name, caller));
-                }
+    authorization_queries,
+    authorization_mutations,
+    last_organizer_cannot_be_revoked,
+}
+
+async fn authorization_queries(app: App) {
+    let s = app.scenario().await;
+    let mut failures = vec![];
+    for row in query_rows() {
+        for (i, caller) in CALLERS.iter().enumerate() {
+            let resp = app.gql_opt(s.token(*caller), row.query, vars(&s)).await;
+            let mut res = check(&resp, row.pointer, row.expect[i]);
+            if let (Ok(()), E::Ok, Some(extra)) = (&res, row.expect[i], row.extra) {
+                res = extra(&s, *caller, &resp);
+            }
+            if let Err(e) = res {
+                failures.push(format!("[{}] {:?}: {e}", row.name, caller));
             }
         }
-        assert!(failures.is_empty(), "{} authorization failures:\n{}", failures.len(), failures.join("\n"));
     }
+    assert!(
+        failures.is_empty(),
+        "{} authorization failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
 
-    async fn authorization_mutations(app: App) {
-        let s = app.scenario().await;
-        let event_c = format!("event-c-{}", unique());
-        app.create_event(&s.admin, &event_c, 4).await;
-        let mut failures = vec![];
-        for row in MUTATIONS {
-            for (i, caller) in CALLERS.iter().enumerate() {
-                let (query, vars) = prepare(&app, &s, &event_c, row.kind, *caller).await;
-                let before = app.try_audit_head().await;
-                let resp = app.gql_opt(s.token(*caller), &query, vars).await;
-                let expect = row.expect[i];
-                if let Err(e) = check(&resp, row.pointer, expect) {
-                    failures.push(format!("[{}] {caller:?}: {e}", row.name));
-                    continue;
-                }
-                // A successful mutation appends exactly one audit event, a refused one none.
-                let after = app.try_audit_head().await;
-                let want = if matches!(expect, E::Ok) { 1 } else { 0 };
-                match (before, after) {
-                    (Ok(b), Ok(a)) if a == b + want => {}
-                    (Ok(b), Ok(a)) => failures.push(format!(
-                        "[{}] {caller:?}: audit head went {b} -> {a}, expected +{want}",
-                        row.name
-                    )),
-                    (b, a) => failures.push(format!("[{}] {caller:?}: audit verify: {b:?} / {a:?}", row.name)),
-                }
+async fn authorization_mutations(app: App) {
+    let s = app.scenario().await;
+    let event_c = format!("event-c-{}", unique());
+    app.create_event(&s.admin, &event_c, 4).await;
+    let mut failures = vec![];
+    for row in MUTATIONS {
+        for (i, caller) in CALLERS.iter().enumerate() {
+            let (query, vars, session) = prepare(&app, &s, &event_c, row.kind, *caller).await;
+            let token = session.as_deref().or(s.token(*caller));
+            let before = app.try_audit_head().await;
+            let resp = app.gql_opt(token, &query, vars).await;
+            let expect = row.expect[i];
+            if let Err(e) = check(&resp, row.pointer, expect) {
+                failures.push(format!("[{}] {caller:?}: {e}", row.name));
+                continue;
+            }
+            // A successful mutation appends exactly one audit event, a refused one none.
+            let after = app.try_audit_head().await;
+            let want = if matches!(expect, E::Ok) { 1 } else { 0 };
+            match (before, after) {
+                (Ok(b), Ok(a)) if a == b + want => {}
+                (Ok(b), Ok(a)) => failures.push(format!(
+                    "[{}] {caller:?}: audit head went {b} -> {a}, expected +{want}",
+                    row.name
+                )),
+                (b, a) => failures.push(format!(
+                    "[{}] {caller:?}: audit verify: {b:?} / {a:?}",
+                    row.name
+                )),
             }
         }
-        assert!(failures.is_empty(), "{} authorization failures:\n{}", failures.len(), failures.join("\n"));
     }
+    assert!(
+        failures.is_empty(),
+        "{} authorization failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
 
-    /// The last organizer of an event cannot be removed: the event would be orphaned.
-    async fn last_organizer_cannot_be_revoked(app: App) {
-        let s = app.scenario().await;
-        let members = app
-            .ok(
-                Some(&s.admin),
-                "query($a: String!) { event(slug: $a) { members(role: ORGANIZER, first: 100) { edges { node { email } } } } }",
-                json!({ "a": s.event_a }),
-            )
+/// The last organizer of an event cannot be removed: the event would be orphaned.
+async fn last_organizer_cannot_be_revoked(app: App) {
+    let s = app.scenario().await;
+    let members = app
+        .ok(
+            Some(&s.admin),
+            "query($a: String!) { event(slug: $a) { members(role: ORGANIZER, first: 100) { edges { node { email } } } } }",
+            json!({ "a": s.event_a }),
+        )
+        .await;
+    let emails: Vec<String> = members["event"]["members"]["edges"]
+        .as_array()
+        .expect("organizer list")
+        .iter()
+        .map(|e| str_at(e, "/node/email"))
+        .collect();
+    assert!(
+        emails.contains(&s.emails.organizer_a),
+        "organizer A is listed: {members}"
+    );
+    const REVOKE: &str =
+        "mutation($a: String!, $e: String!) { revokeRole(event: $a, email: $e, role: ORGANIZER) }";
+    // Remove every other organizer, then the last one is refused.
+    for e in emails.iter().filter(|e| **e != s.emails.organizer_a) {
+        let r = app
+            .gql_as(&s.admin, REVOKE, json!({ "a": s.event_a, "e": e }))
             .await;
-        let emails: Vec<String> = members["event"]["members"]["edges"]
-            .as_array()
-            .expect("organizer list")
-            .iter()
-            .map(|e| str_at(e, "/node/email"))
-            .collect();
-        assert!(emails.contains(&s.emails.organizer_a), "organizer A is listed: {members}");
-        const REVOKE: &str = "mutation($a: String!, $e: String!) { revokeRole(event: $a, email: $e, role: ORGANIZER) }";
-        // Remove every other organizer, then the last one is refused.
-        for e in emails.iter().filter(|e| **e != s.emails.organizer_a) {
-            let r = app.gql_as(&s.admin, REVOKE, json!({ "a": s.event_a, "e": e })).await;
-            assert_eq!(data(&r)["revokeRole"], true, "{r}");
-        }
-        let before = app.audit_count(&s.organizer_a, &s.event_a).await;
-        let r = app.gql_as(&s.admin, REVOKE, json!({ "a": s.event_a, "e": s.emails.organizer_a })).await;
-        assert_code(&r, "CONFLICT");
-        let r = app.gql_as(&s.organizer_a, REVOKE, json!({ "a": s.event_a, "e": s.emails.organizer_a })).await;
-        assert_code(&r, "CONFLICT");
-        // Still an organizer, and nothing was audited.
-        assert_eq!(app.audit_count(&s.organizer_a, &s.event_a).await, before);
+        assert_eq!(data(&r)["revokeRole"], true, "{r}");
     }
+    let before = app.audit_count(&s.organizer_a, &s.event_a).await;
+    let r = app
+        .gql_as(
+            &s.admin,
+            REVOKE,
+            json!({ "a": s.event_a, "e": s.emails.organizer_a }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    let r = app
+        .gql_as(
+            &s.organizer_a,
+            REVOKE,
+            json!({ "a": s.event_a, "e": s.emails.organizer_a }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    // Still an organizer, and nothing was audited.
+    assert_eq!(app.audit_count(&s.organizer_a, &s.event_a).await, before);
 }
 
 #[derive(Clone, Copy)]
 enum Kind {
+    SignUp,
+    LogIn,
+    LogOut,
     CreateEvent,
     UpdateEvent,
     GrantRole,
@@ -354,31 +434,170 @@ struct MutationRow {
 const MUTATIONS: &[MutationRow] = {
     use E::Ok;
     &[
-        MutationRow { name: "createEvent", kind: Kind::CreateEvent, pointer: "/createEvent", expect: [UNAUTH, FORBID, FORBID, FORBID, FORBID, Ok] },
-        MutationRow { name: "updateEvent", kind: Kind::UpdateEvent, pointer: "/updateEvent", expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok] },
-        MutationRow { name: "grantRole", kind: Kind::GrantRole, pointer: "/grantRole", expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok] },
-        MutationRow { name: "revokeRole", kind: Kind::RevokeRole, pointer: "/revokeRole", expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok] },
-        MutationRow { name: "registerForEvent (event C)", kind: Kind::RegisterForEvent, pointer: "/registerForEvent", expect: [UNAUTH, Ok, Ok, Ok, Ok, Ok] },
-        MutationRow { name: "createTrack", kind: Kind::CreateTrack, pointer: "/createTrack", expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok] },
-        MutationRow { name: "createTeam", kind: Kind::CreateTeam, pointer: "/createTeam", expect: [UNAUTH, CONFLICT, FORBID, Ok, FORBID, Ok] },
-        MutationRow { name: "joinTeam", kind: Kind::JoinTeam, pointer: "/joinTeam", expect: [UNAUTH, CONFLICT, FORBID, FORBID, FORBID, FORBID] },
-        MutationRow { name: "addTeamMember", kind: Kind::AddTeamMember, pointer: "/addTeamMember", expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok] },
-        MutationRow { name: "createProject", kind: Kind::CreateProject, pointer: "/createProject", expect: [UNAUTH, Ok, FORBID, FORBID, FORBID, FORBID] },
-        MutationRow { name: "updateProject (draft)", kind: Kind::UpdateProject, pointer: "/updateProject", expect: [UNAUTH, Ok, NOTFOUND, FORBID, NOTFOUND, FORBID] },
-        MutationRow { name: "submitProject (draft)", kind: Kind::SubmitProject, pointer: "/submitProject", expect: [UNAUTH, Ok, NOTFOUND, FORBID, NOTFOUND, FORBID] },
-        MutationRow { name: "withdrawProject (submitted)", kind: Kind::WithdrawProject, pointer: "/withdrawProject", expect: [UNAUTH, Ok, FORBID, FORBID, FORBID, FORBID] },
-        MutationRow { name: "createApiToken", kind: Kind::CreateApiToken, pointer: "/createApiToken", expect: [UNAUTH, Ok, Ok, Ok, Ok, Ok] },
-        MutationRow { name: "revokeApiToken (the participant's)", kind: Kind::RevokeApiToken, pointer: "/revokeApiToken", expect: [UNAUTH, Ok, NOTFOUND, NOTFOUND, NOTFOUND, NOTFOUND] },
-        MutationRow { name: "importEvent", kind: Kind::ImportEvent, pointer: "/importEvent", expect: [UNAUTH, FORBID, FORBID, FORBID, FORBID, Ok] },
+        MutationRow {
+            name: "signUp (a new account)",
+            kind: Kind::SignUp,
+            pointer: "/signUp/token",
+            expect: [Ok, Ok, Ok, Ok, Ok, Ok],
+        },
+        MutationRow {
+            name: "logIn (another account)",
+            kind: Kind::LogIn,
+            pointer: "/logIn/token",
+            expect: [Ok, Ok, Ok, Ok, Ok, Ok],
+        },
+        MutationRow {
+            name: "logOut (a second session)",
+            kind: Kind::LogOut,
+            pointer: "/logOut",
+            expect: [UNAUTH, Ok, Ok, Ok, Ok, Ok],
+        },
+        MutationRow {
+            name: "createEvent",
+            kind: Kind::CreateEvent,
+            pointer: "/createEvent",
+            expect: [UNAUTH, FORBID, FORBID, FORBID, FORBID, Ok],
+        },
+        MutationRow {
+            name: "updateEvent",
+            kind: Kind::UpdateEvent,
+            pointer: "/updateEvent",
+            expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok],
+        },
+        MutationRow {
+            name: "grantRole",
+            kind: Kind::GrantRole,
+            pointer: "/grantRole",
+            expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok],
+        },
+        MutationRow {
+            name: "revokeRole",
+            kind: Kind::RevokeRole,
+            pointer: "/revokeRole",
+            expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok],
+        },
+        MutationRow {
+            name: "registerForEvent (event C)",
+            kind: Kind::RegisterForEvent,
+            pointer: "/registerForEvent",
+            expect: [UNAUTH, Ok, Ok, Ok, Ok, Ok],
+        },
+        MutationRow {
+            name: "createTrack",
+            kind: Kind::CreateTrack,
+            pointer: "/createTrack",
+            expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok],
+        },
+        MutationRow {
+            name: "createTeam",
+            kind: Kind::CreateTeam,
+            pointer: "/createTeam",
+            expect: [UNAUTH, CONFLICT, FORBID, Ok, FORBID, Ok],
+        },
+        MutationRow {
+            name: "joinTeam",
+            kind: Kind::JoinTeam,
+            pointer: "/joinTeam",
+            expect: [UNAUTH, CONFLICT, FORBID, FORBID, FORBID, FORBID],
+        },
+        MutationRow {
+            name: "addTeamMember",
+            kind: Kind::AddTeamMember,
+            pointer: "/addTeamMember",
+            expect: [UNAUTH, FORBID, FORBID, Ok, FORBID, Ok],
+        },
+        MutationRow {
+            name: "createProject",
+            kind: Kind::CreateProject,
+            pointer: "/createProject",
+            expect: [UNAUTH, Ok, FORBID, FORBID, FORBID, FORBID],
+        },
+        MutationRow {
+            name: "updateProject (draft)",
+            kind: Kind::UpdateProject,
+            pointer: "/updateProject",
+            expect: [UNAUTH, Ok, NOTFOUND, FORBID, NOTFOUND, FORBID],
+        },
+        MutationRow {
+            name: "submitProject (draft)",
+            kind: Kind::SubmitProject,
+            pointer: "/submitProject",
+            expect: [UNAUTH, Ok, NOTFOUND, FORBID, NOTFOUND, FORBID],
+        },
+        MutationRow {
+            name: "withdrawProject (submitted)",
+            kind: Kind::WithdrawProject,
+            pointer: "/withdrawProject",
+            expect: [UNAUTH, Ok, FORBID, FORBID, FORBID, FORBID],
+        },
+        MutationRow {
+            name: "createApiToken",
+            kind: Kind::CreateApiToken,
+            pointer: "/createApiToken",
+            expect: [UNAUTH, Ok, Ok, Ok, Ok, Ok],
+        },
+        MutationRow {
+            name: "revokeApiToken (the participant's)",
+            kind: Kind::RevokeApiToken,
+            pointer: "/revokeApiToken",
+            expect: [UNAUTH, Ok, NOTFOUND, NOTFOUND, NOTFOUND, NOTFOUND],
+        },
+        MutationRow {
+            name: "importEvent",
+            kind: Kind::ImportEvent,
+            pointer: "/importEvent",
+            expect: [UNAUTH, FORBID, FORBID, FORBID, FORBID, Ok],
+        },
     ]
 };
 
 /// Build the request for one (mutation, caller) cell, creating whatever fresh object it
 /// needs so each cell is independent of the others.
-async fn prepare(app: &App, s: &Scenario, event_c: &str, kind: Kind, caller: Caller) -> (String, Value) {
+///
+/// The third value, when set, is the token to send instead of the caller's usual one (a
+/// second session of the same caller, for logOut).
+async fn prepare(
+    app: &App,
+    s: &Scenario,
+    event_c: &str,
+    kind: Kind,
+    caller: Caller,
+) -> (String, Value, Option<String>) {
+    let (q, v) = prepare_request(app, s, event_c, kind, caller).await;
+    let session = match (kind, s.credentials(caller)) {
+        (Kind::LogOut, Some((email, password))) => Some(app.log_in(email, password).await),
+        _ => None,
+    };
+    (q, v, session)
+}
+
+async fn prepare_request(
+    app: &App,
+    s: &Scenario,
+    event_c: &str,
+    kind: Kind,
+    caller: Caller,
+) -> (String, Value) {
     let tag = unique();
     let q = |q: &str| q.to_string();
     match kind {
+        Kind::SignUp => (
+            q(
+                "mutation($e: String!, $p: String!) { signUp(email: $e, password: $p, displayName: \"New\") { token user { id } } }",
+            ),
+            json!({ "e": format!("new-{tag}@example.org"), "p": PASSWORD }),
+        ),
+        Kind::LogIn => {
+            let email = format!("returning-{tag}@example.org");
+            app.sign_up(&email).await;
+            (
+                q(
+                    "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }",
+                ),
+                json!({ "e": email, "p": PASSWORD }),
+            )
+        }
+        Kind::LogOut => (q("mutation { logOut }"), json!({})),
         Kind::CreateEvent => {
             let now = chrono::Utc::now();
             (
@@ -396,14 +615,18 @@ async fn prepare(app: &App, s: &Scenario, event_c: &str, kind: Kind, caller: Cal
             )
         }
         Kind::UpdateEvent => (
-            q("mutation($a: String!, $i: UpdateEventInput!) { updateEvent(event: $a, input: $i) { id name } }"),
+            q(
+                "mutation($a: String!, $i: UpdateEventInput!) { updateEvent(event: $a, input: $i) { id name } }",
+            ),
             json!({ "a": s.event_a, "i": { "name": format!("Event A ({caller:?})") } }),
         ),
         Kind::GrantRole => {
             let email = format!("grantee-{tag}@example.org");
             app.sign_up(&email).await;
             (
-                q("mutation($a: String!, $e: String!) { grantRole(event: $a, email: $e, role: JUDGE) { id role } }"),
+                q(
+                    "mutation($a: String!, $e: String!) { grantRole(event: $a, email: $e, role: JUDGE) { id role } }",
+                ),
                 json!({ "a": s.event_a, "e": email }),
             )
         }
@@ -412,7 +635,9 @@ async fn prepare(app: &App, s: &Scenario, event_c: &str, kind: Kind, caller: Cal
             app.sign_up(&email).await;
             app.grant(&s.organizer_a, &s.event_a, &email, "JUDGE").await;
             (
-                q("mutation($a: String!, $e: String!) { revokeRole(event: $a, email: $e, role: JUDGE) }"),
+                q(
+                    "mutation($a: String!, $e: String!) { revokeRole(event: $a, email: $e, role: JUDGE) }",
+                ),
                 json!({ "a": s.event_a, "e": email }),
             )
         }
@@ -429,7 +654,9 @@ async fn prepare(app: &App, s: &Scenario, event_c: &str, kind: Kind, caller: Cal
             json!({ "a": s.event_a, "n": format!("Team {tag}") }),
         ),
         Kind::JoinTeam => {
-            let (_, code) = app.create_team(&s.organizer_a, &s.event_a, &format!("Open team {tag}")).await;
+            let (_, code) = app
+                .create_team(&s.organizer_a, &s.event_a, &format!("Open team {tag}"))
+                .await;
             (
                 q("mutation($c: String!) { joinTeam(inviteCode: $c) { id } }"),
                 json!({ "c": code }),
@@ -439,34 +666,71 @@ async fn prepare(app: &App, s: &Scenario, event_c: &str, kind: Kind, caller: Cal
             let email = format!("addee-{tag}@example.org");
             let token = app.sign_up(&email).await;
             app.register(&token, &s.event_a).await;
-            let (team, _) = app.create_team(&s.organizer_a, &s.event_a, &format!("Staffed team {tag}")).await;
+            let (team, _) = app
+                .create_team(&s.organizer_a, &s.event_a, &format!("Staffed team {tag}"))
+                .await;
             (
-                q("mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id members { id } } }"),
+                q(
+                    "mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id members { id } } }",
+                ),
                 json!({ "t": team, "e": email }),
             )
         }
         Kind::CreateProject => (
-            q("mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }"),
+            q(
+                "mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }",
+            ),
             json!({ "a": s.event_a, "i": { "title": format!("Project {tag}"), "track": s.track_a } }),
         ),
         Kind::UpdateProject => {
-            let id = app.create_project(&s.participant_a, &s.event_a, &format!("Draft {tag}"), &s.track_a).await;
+            let id = app
+                .create_project(
+                    &s.participant_a,
+                    &s.event_a,
+                    &format!("Draft {tag}"),
+                    &s.track_a,
+                )
+                .await;
             (
-                q("mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id tagline } }"),
+                q(
+                    "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id tagline } }",
+                ),
                 json!({ "id": id, "i": { "tagline": format!("edited by {caller:?}") } }),
             )
         }
         Kind::SubmitProject => {
-            let id = app.create_project(&s.participant_a, &s.event_a, &format!("Draft {tag}"), &s.track_a).await;
-            (q("mutation($id: ID!) { submitProject(id: $id) { id status } }"), json!({ "id": id }))
+            let id = app
+                .create_project(
+                    &s.participant_a,
+                    &s.event_a,
+                    &format!("Draft {tag}"),
+                    &s.track_a,
+                )
+                .await;
+            (
+                q("mutation($id: ID!) { submitProject(id: $id) { id status } }"),
+                json!({ "id": id }),
+            )
         }
         Kind::WithdrawProject => {
-            let id = app.create_project(&s.participant_a, &s.event_a, &format!("Sub {tag}"), &s.track_a).await;
+            let id = app
+                .create_project(
+                    &s.participant_a,
+                    &s.event_a,
+                    &format!("Sub {tag}"),
+                    &s.track_a,
+                )
+                .await;
             app.submit_project(&s.participant_a, &id).await;
-            (q("mutation($id: ID!) { withdrawProject(id: $id) { id status } }"), json!({ "id": id }))
+            (
+                q("mutation($id: ID!) { withdrawProject(id: $id) { id status } }"),
+                json!({ "id": id }),
+            )
         }
         Kind::CreateApiToken => (
-            q("mutation($l: String!) { createApiToken(label: $l) { token apiToken { id label prefix } } }"),
+            q(
+                "mutation($l: String!) { createApiToken(label: $l) { token apiToken { id label prefix } } }",
+            ),
             json!({ "l": format!("token {tag}") }),
         ),
         Kind::RevokeApiToken => {

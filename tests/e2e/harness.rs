@@ -24,6 +24,9 @@ use tokio::{
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_verdict");
 
+/// The site administrator `App::site_admin` creates.
+pub const ADMIN_EMAIL: &str = "root@example.org";
+
 /// A password every test user gets; long enough for any sane policy.
 pub const PASSWORD: &str = "correct-horse-battery-staple-42";
 
@@ -34,18 +37,12 @@ pub enum Backend {
     Postgres,
 }
 
-/// Turn `async fn name(app: App) { ... }` into two tests, `name::sqlite` and
-/// `name::postgres`, each against a fresh database. Optional extra server flags:
-/// `#[flags("--login-attempts", "3")]` (a flag the harness sets by default is replaced).
+/// For each `async fn name(app: App)` listed, two tests: `name::sqlite` and
+/// `name::postgres`, each against a fresh database. Optional extra server flags in
+/// brackets, e.g. `e2e! { throttled ["--login-attempts", "3"] }` (a flag the harness
+/// sets by default is replaced).
 macro_rules! e2e {
-    ($(
-        $(#[doc = $doc:literal])*
-        $(#[flags($($flag:literal),* $(,)?)])?
-        async fn $name:ident($app:ident: App) $body:block
-    )*) => {$(
-        $(#[doc = $doc])*
-        async fn $name($app: $crate::harness::App) $body
-
+    ($($name:ident $([$($flag:literal),* $(,)?])?),* $(,)?) => {$(
         mod $name {
             const FLAGS: &[&str] = &[$($($flag),*)?];
 
@@ -64,21 +61,19 @@ macro_rules! e2e {
 
 /// Provision a database, start the server, run the test body, clean up (also when the
 /// body panics; the panic is then resumed so the test fails with its own message).
-pub async fn run<F, Fut>(backend: Backend, flags: &[&str], body: F)
+pub async fn run<F, Fut>(backend: Backend, flags: &'static [&'static str], body: F)
 where
-    F: FnOnce(App) -> Fut,
+    F: FnOnce(App) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
     let db = Arc::new(db);
-    let app = App::spawn_on(db.clone(), flags).await;
-    let outcome = tokio::spawn(body(app)).await;
+    let shared = db.clone();
+    let outcome = tokio::spawn(async move { body(App::spawn_on(shared, flags).await).await }).await;
     // The body owned the app; it is gone (child killed) by now. Drop the database.
-    if let Ok(db) = Arc::try_unwrap(db) {
-        db.destroy().await;
-    }
+    db.destroy().await;
     if let Err(e) = outcome {
         if e.is_panic() {
             std::panic::resume_unwind(e.into_panic());
@@ -96,7 +91,12 @@ pub fn unique() -> String {
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("{:x}{:x}{:x}", std::process::id(), nanos & 0xff_ffff_ffff, n)
+    format!(
+        "{:x}{:x}{:x}",
+        std::process::id(),
+        nanos & 0xff_ffff_ffff,
+        n
+    )
 }
 
 /// The database behind one test, and the directory for its key file.
@@ -114,7 +114,12 @@ impl TestDb {
         match backend {
             Backend::Sqlite => {
                 let url = format!("sqlite://{}/verdict.db?mode=rwc", dir.path().display());
-                Some(TestDb { backend, url, dir, pg: None })
+                Some(TestDb {
+                    backend,
+                    url,
+                    dir,
+                    pg: None,
+                })
             }
             Backend::Postgres => {
                 let base = pg_base_url();
@@ -134,19 +139,24 @@ impl TestDb {
                     .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
                 let _ = conn.close().await;
                 let url = replace_db_name(&base, &name);
-                Some(TestDb { backend, url, dir, pg: Some((base, name)) })
+                Some(TestDb {
+                    backend,
+                    url,
+                    dir,
+                    pg: Some((base, name)),
+                })
             }
         }
     }
 
-    async fn destroy(self) {
-        if let Some((base, name)) = &self.pg {
-            if let Ok(conn) = pg_connect(base).await {
-                let _ = conn
-                    .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .await;
-                let _ = conn.close().await;
-            }
+    async fn destroy(&self) {
+        if let Some((base, name)) = &self.pg
+            && let Ok(conn) = pg_connect(base).await
+        {
+            let _ = conn
+                .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .await;
+            let _ = conn.close().await;
         }
     }
 
@@ -202,7 +212,10 @@ fn server_args(db: &TestDb, flags: &[&str]) -> Vec<String> {
         .map(|(f, v)| (f.to_string(), Some(v.to_string())))
         .collect();
     pairs.push(("--database-url".into(), Some(db.url.clone())));
-    pairs.push(("--key-file".into(), Some(db.key_file().display().to_string())));
+    pairs.push((
+        "--key-file".into(),
+        Some(db.key_file().display().to_string()),
+    ));
     let mut i = 0;
     while i < flags.len() {
         let flag = flags[i];
@@ -251,7 +264,10 @@ pub struct Resp {
 impl Resp {
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.text).unwrap_or_else(|e| {
-            panic!("response is not JSON ({e}); status {}: {}", self.status, self.text)
+            panic!(
+                "response is not JSON ({e}); status {}: {}",
+                self.status, self.text
+            )
         })
     }
 
@@ -260,7 +276,10 @@ impl Resp {
     }
 
     pub fn header(&self, name: &str) -> Option<String> {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
     }
 
     pub fn headers_all(&self, name: &str) -> Vec<String> {
@@ -288,13 +307,6 @@ impl CliOutput {
 }
 
 impl App {
-    /// Start a server on a fresh database of this backend (outside the `e2e!` macro).
-    /// Returns `None` when PostgreSQL is unreachable outside CI.
-    pub async fn spawn(backend: Backend) -> Option<App> {
-        let db = Arc::new(TestDb::create(backend).await?);
-        Some(App::spawn_on(db, &[]).await)
-    }
-
     /// Another server process on the same database and key, with different flags.
     pub async fn sibling(&self, flags: &[&str]) -> App {
         App::spawn_on(self.db.clone(), flags).await
@@ -364,7 +376,13 @@ impl App {
             .timeout(Duration::from_secs(120))
             .build()
             .expect("http client");
-        App { base: format!("http://127.0.0.1:{port}"), port, http, db, child }
+        App {
+            base: format!("http://127.0.0.1:{port}"),
+            port,
+            http,
+            db,
+            child,
+        }
     }
 
     // ---- subcommands -------------------------------------------------------------
@@ -386,13 +404,18 @@ impl App {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         };
-        eprintln!("[verdict {args:?}] exit {:?}\n{}{}", res.code, res.stdout, res.stderr);
+        eprintln!(
+            "[verdict {args:?}] exit {:?}\n{}{}",
+            res.code, res.stdout, res.stderr
+        );
         res
     }
 
     /// `verdict audit verify` must pass; returns the head seq it prints.
     pub async fn audit_head(&self) -> u64 {
-        self.try_audit_head().await.unwrap_or_else(|e| panic!("{e}"))
+        self.try_audit_head()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     pub async fn try_audit_head(&self) -> Result<u64, String> {
@@ -463,7 +486,12 @@ impl App {
 
     pub async fn gql_opt(&self, token: Option<&str>, query: &str, vars: Value) -> Value {
         let resp = self.gql_resp(token, query, vars).await;
-        assert!(resp.status < 500, "HTTP {} for {query}: {}", resp.status, resp.text);
+        assert!(
+            resp.status < 500,
+            "HTTP {} for {query}: {}",
+            resp.status,
+            resp.text
+        );
         resp.json()
     }
 
@@ -477,10 +505,11 @@ impl App {
 
     /// Create (or promote) a site administrator with the CLI and log in as them.
     pub async fn site_admin(&self) -> String {
-        self.site_admin_as("root@example.org").await
+        self.site_admin_as(ADMIN_EMAIL).await.0
     }
 
-    pub async fn site_admin_as(&self, email: &str) -> String {
+    /// `admin create` then log in; returns (session token, generated password).
+    pub async fn site_admin_as(&self, email: &str) -> (String, String) {
         let out = self.cli(&["admin", "create", "--email", email]).await;
         assert!(out.success(), "admin create failed: {out:?}");
         let password = out
@@ -490,18 +519,17 @@ impl App {
             .rfind(|l| !l.is_empty())
             .expect("admin create printed no password")
             .to_string();
-        self.log_in(email, &password).await
+        (self.log_in(email, &password).await, password)
     }
 
     pub async fn log_in(&self, email: &str, password: &str) -> String {
-        let d = self
-            .ok(
-                None,
-                "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }",
-                json!({ "e": email, "p": password }),
-            )
-            .await;
-        str_at(&d, "/logIn/token")
+        self.session(
+            "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }",
+            json!({ "e": email, "p": password }),
+            "logIn",
+        )
+        .await
+        .0
     }
 
     /// Sign up a new user (password [`PASSWORD`]); returns the session token.
@@ -512,14 +540,22 @@ impl App {
     /// Sign up; returns (token, user id).
     pub async fn sign_up_full(&self, email: &str) -> (String, String) {
         let name = email.split('@').next().unwrap_or(email);
-        let d = self
-            .ok(
-                None,
-                "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token user { id } } }",
-                json!({ "e": email, "p": PASSWORD, "n": name }),
-            )
-            .await;
-        (str_at(&d, "/signUp/token"), str_at(&d, "/signUp/user/id"))
+        self.session(
+            "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token user { id } } }",
+            json!({ "e": email, "p": PASSWORD, "n": name }),
+            "signUp",
+        )
+        .await
+    }
+
+    /// Run signUp or logIn; (token, user id) from the returned Session.
+    async fn session(&self, query: &str, vars: Value, field: &str) -> (String, String) {
+        let resp = self.gql_opt(None, query, vars).await;
+        let d = data(&resp);
+        (
+            str_at(d, &format!("/{field}/token")),
+            str_at(d, &format!("/{field}/user/id")),
+        )
     }
 
     /// Create an event as `admin` with submissions open now (opened a day ago, closing
@@ -588,10 +624,19 @@ impl App {
                 json!({ "ev": event, "n": name }),
             )
             .await;
-        (str_at(&d, "/createTeam/id"), str_at(&d, "/createTeam/inviteCode"))
+        (
+            str_at(&d, "/createTeam/id"),
+            str_at(&d, "/createTeam/inviteCode"),
+        )
     }
 
-    pub async fn create_project(&self, token: &str, event: &str, title: &str, track: &str) -> String {
+    pub async fn create_project(
+        &self,
+        token: &str,
+        event: &str,
+        title: &str,
+        track: &str,
+    ) -> String {
         let d = self
             .ok(
                 Some(token),
@@ -599,7 +644,10 @@ impl App {
                 json!({ "ev": event, "i": { "title": title, "track": track } }),
             )
             .await;
-        assert_eq!(d["createProject"]["status"], "DRAFT", "a new project is a draft");
+        assert_eq!(
+            d["createProject"]["status"], "DRAFT",
+            "a new project is a draft"
+        );
         str_at(&d, "/createProject/id")
     }
 
@@ -630,7 +678,7 @@ impl App {
 
     /// Build the standard two-event scenario used by the authorization tests.
     pub async fn scenario(&self) -> Scenario {
-        let admin = self.site_admin().await;
+        let (admin, admin_password) = self.site_admin_as(ADMIN_EMAIL).await;
         let tag = unique();
         let event_a = format!("event-a-{tag}");
         let event_b = format!("event-b-{tag}");
@@ -644,38 +692,41 @@ impl App {
             organizer_b: format!("org-b-{tag}@example.org"),
             judge_a: format!("judge-a-{tag}@example.org"),
             participant_a: format!("participant-a-{tag}@example.org"),
-            outsider: format!("outsider-{tag}@example.org"),
         };
-        let (oa, ob, ja, pa, out) = tokio::join!(
+        let (oa, ob, ja, pa) = tokio::join!(
             self.sign_up_full(&emails.organizer_a),
             self.sign_up_full(&emails.organizer_b),
             self.sign_up_full(&emails.judge_a),
             self.sign_up_full(&emails.participant_a),
-            self.sign_up_full(&emails.outsider),
         );
-        self.grant(&admin, &event_a, &emails.organizer_a, "ORGANIZER").await;
-        self.grant(&admin, &event_b, &emails.organizer_b, "ORGANIZER").await;
+        self.grant(&admin, &event_a, &emails.organizer_a, "ORGANIZER")
+            .await;
+        self.grant(&admin, &event_b, &emails.organizer_b, "ORGANIZER")
+            .await;
         self.grant(&oa.0, &event_a, &emails.judge_a, "JUDGE").await;
         let track_a = self.create_track(&oa.0, &event_a, "Track A1").await;
         let track_b = self.create_track(&ob.0, &event_b, "Track B1").await;
         self.register(&pa.0, &event_a).await;
         let (team_a, invite_code) = self.create_team(&pa.0, &event_a, "Team A").await;
-        let draft = self.create_project(&pa.0, &event_a, "Draft project", &track_a).await;
-        let submitted = self.create_project(&pa.0, &event_a, "Submitted project", &track_a).await;
+        let draft = self
+            .create_project(&pa.0, &event_a, "Draft project", &track_a)
+            .await;
+        let submitted = self
+            .create_project(&pa.0, &event_a, "Submitted project", &track_a)
+            .await;
         self.submit_project(&pa.0, &submitted).await;
 
         Scenario {
             admin,
+            admin_password,
             organizer_a: oa.0,
             organizer_b: ob.0,
             judge_a: ja.0,
             participant_a: pa.0,
-            outsider: out.0,
             organizer_a_id: oa.1,
             organizer_b_id: ob.1,
             judge_a_id: ja.1,
             participant_a_id: pa.1,
-            outsider_id: out.1,
             emails,
             event_a,
             event_b,
@@ -712,11 +763,16 @@ impl App {
             "the server accepts the graphql-transport-ws subprotocol"
         );
         stream
-            .send(ws_text(json!({ "type": "connection_init", "payload": init_payload })))
+            .send(ws_text(
+                json!({ "type": "connection_init", "payload": init_payload }),
+            ))
             .await
             .expect("send connection_init");
         let mut ws = Ws { stream };
-        let ack = ws.next_json(Duration::from_secs(10)).await.expect("connection_ack");
+        let ack = ws
+            .next_json(Duration::from_secs(10))
+            .await
+            .expect("connection_ack");
         assert_eq!(ack["type"], "connection_ack", "handshake: {ack}");
         ws
     }
@@ -751,7 +807,9 @@ impl Ws {
         use tokio_tungstenite::tungstenite::Message;
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let msg = tokio::time::timeout_at(deadline, self.stream.next()).await.ok()??;
+            let msg = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .ok()??;
             let msg = msg.ok()?;
             match msg {
                 Message::Text(t) => {
@@ -773,23 +831,26 @@ async fn read(resp: reqwest::Response) -> Resp {
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
     let text = resp.text().await.unwrap_or_default();
-    Resp { status, headers, text }
+    Resp {
+        status,
+        headers,
+        text,
+    }
 }
 
 /// Tokens and ids of the standard scenario: event A and B; an organizer of each, a judge
-/// of A, a participant of A with a team, a draft and a submitted project; an outsider.
+/// of A, a participant of A with a team, a draft and a submitted project.
 pub struct Scenario {
     pub admin: String,
+    pub admin_password: String,
     pub organizer_a: String,
     pub organizer_b: String,
     pub judge_a: String,
     pub participant_a: String,
-    pub outsider: String,
     pub organizer_a_id: String,
     pub organizer_b_id: String,
     pub judge_a_id: String,
     pub participant_a_id: String,
-    pub outsider_id: String,
     pub emails: Emails,
     pub event_a: String,
     pub event_b: String,
@@ -808,7 +869,6 @@ pub struct Emails {
     pub organizer_b: String,
     pub judge_a: String,
     pub participant_a: String,
-    pub outsider: String,
 }
 
 /// The six callers of the authorization matrix.
@@ -842,18 +902,29 @@ impl Scenario {
             Caller::SiteAdmin => Some(&self.admin),
         }
     }
+
+    /// The caller's email and password (to open another session).
+    pub fn credentials(&self, c: Caller) -> Option<(&str, &str)> {
+        match c {
+            Caller::Anonymous => None,
+            Caller::Participant => Some((&self.emails.participant_a, PASSWORD)),
+            Caller::Judge => Some((&self.emails.judge_a, PASSWORD)),
+            Caller::OrganizerA => Some((&self.emails.organizer_a, PASSWORD)),
+            Caller::OrganizerB => Some((&self.emails.organizer_b, PASSWORD)),
+            Caller::SiteAdmin => Some((ADMIN_EMAIL, &self.admin_password)),
+        }
+    }
 }
 
 // ---- response helpers ----------------------------------------------------------------
 
 /// `data` of a response that must have no errors.
 pub fn data(resp: &Value) -> &Value {
-    if let Some(errs) = resp.get("errors") {
-        if errs.as_array().is_some_and(|a| !a.is_empty()) {
-            panic!("unexpected errors: {resp}");
-        }
+    if resp["errors"].as_array().is_some_and(|a| !a.is_empty()) {
+        panic!("unexpected errors: {resp}");
     }
-    resp.get("data").unwrap_or_else(|| panic!("no data: {resp}"))
+    resp.get("data")
+        .unwrap_or_else(|| panic!("no data: {resp}"))
 }
 
 /// `errors[0].extensions.code`.
@@ -874,7 +945,11 @@ pub fn error_message(resp: &Value) -> String {
 /// Assert the first error's code.
 #[track_caller]
 pub fn assert_code(resp: &Value, code: &str) {
-    assert_eq!(error_code(resp).as_deref(), Some(code), "expected {code}: {resp}");
+    assert_eq!(
+        error_code(resp).as_deref(),
+        Some(code),
+        "expected {code}: {resp}"
+    );
 }
 
 /// Assert BAD_USER_INPUT whose `extensions.field` names one of `fields` (a trailing

@@ -7,15 +7,19 @@ use crate::harness::{App, assert_code, error_code, str_at, unique};
 
 const JOIN: &str = "mutation($c: String!) { joinTeam(inviteCode: $c) { id } }";
 
-async fn team_members(app: &App, event: &str, team: &str) -> Vec<Value> {
+/// The team's members, as the site admin sees them.
+async fn team_members(app: &App, admin: &str, event: &str, team: &str) -> Vec<Value> {
     let d = app
         .ok(
-            None,
+            Some(admin),
             "query($e: String!) { event(slug: $e) { teams(first: 100) { edges { node { id members { id } } } } } }",
             json!({ "e": event }),
         )
         .await;
-    let edges = d["event"]["teams"]["edges"].as_array().cloned().unwrap_or_default();
+    let edges = d["event"]["teams"]["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let node = edges
         .iter()
         .map(|e| &e["node"])
@@ -25,93 +29,130 @@ async fn team_members(app: &App, event: &str, team: &str) -> Vec<Value> {
 }
 
 e2e! {
-    async fn concurrent_joins_fill_the_team_exactly(app: App) {
-        let admin = app.site_admin().await;
-        let event = format!("crowd-{}", unique());
-        app.create_event(&admin, &event, 4).await;
-        let captain = app.sign_up(&format!("captain-{}@example.org", unique())).await;
-        app.register(&captain, &event).await;
-        let (team, code) = app.create_team(&captain, &event, "Room for three").await;
+    concurrent_joins_fill_the_team_exactly,
+    one_team_per_participant_per_event,
+}
 
-        let joiners: Vec<(String, String)> = join_all(
-            (0..20).map(|i| {
-                let app = &app;
-                let event = &event;
-                async move {
-                    let (token, id) = app.sign_up_full(&format!("joiner-{i}-{}@example.org", unique())).await;
-                    app.register(&token, event).await;
-                    (token, id)
-                }
-            }),
+async fn concurrent_joins_fill_the_team_exactly(app: App) {
+    let admin = app.site_admin().await;
+    let event = format!("crowd-{}", unique());
+    app.create_event(&admin, &event, 4).await;
+    let captain = app
+        .sign_up(&format!("captain-{}@example.org", unique()))
+        .await;
+    app.register(&captain, &event).await;
+    let (team, code) = app.create_team(&captain, &event, "Room for three").await;
+
+    let joiners: Vec<(String, String)> = join_all((0..20).map(|i| {
+        let app = &app;
+        let event = &event;
+        async move {
+            let (token, id) = app
+                .sign_up_full(&format!("joiner-{i}-{}@example.org", unique()))
+                .await;
+            app.register(&token, event).await;
+            (token, id)
+        }
+    }))
+    .await;
+
+    let results = join_all(
+        joiners
+            .iter()
+            .map(|(t, _)| app.gql_as(t, JOIN, json!({ "c": code }))),
+    )
+    .await;
+    let mut ok = vec![];
+    let mut conflicts = 0;
+    let mut other = vec![];
+    for (r, (_, id)) in results.iter().zip(&joiners) {
+        match error_code(r).as_deref() {
+            None if r["data"]["joinTeam"]["id"] == json!(team) => ok.push(id.clone()),
+            Some("CONFLICT") => conflicts += 1,
+            _ => other.push(r.to_string()),
+        }
+    }
+    assert!(
+        other.is_empty(),
+        "every join either succeeds or is a CONFLICT: {other:#?}"
+    );
+    assert_eq!(ok.len(), 3, "exactly the three free places are taken");
+    assert_eq!(conflicts, 17);
+
+    let members = team_members(&app, &admin, &event, &team).await;
+    assert_eq!(members.len(), 4, "the team is exactly full: {members:?}");
+    for id in &ok {
+        assert!(
+            members.iter().any(|m| m["id"] == json!(id)),
+            "joiner {id} is a member"
+        );
+    }
+
+    // A full team refuses the organizer too.
+    let extra = format!("late-{}@example.org", unique());
+    let late = app.sign_up(&extra).await;
+    app.register(&late, &event).await;
+    let r = app
+        .gql_as(
+            &admin,
+            "mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id } }",
+            json!({ "t": team, "e": extra }),
         )
         .await;
+    assert_code(&r, "CONFLICT");
+    assert_eq!(team_members(&app, &admin, &event, &team).await.len(), 4);
+}
 
-        let results = join_all(joiners.iter().map(|(t, _)| app.gql_as(t, JOIN, json!({ "c": code })))).await;
-        let mut ok = vec![];
-        let mut conflicts = 0;
-        let mut other = vec![];
-        for (r, (_, id)) in results.iter().zip(&joiners) {
-            match error_code(r).as_deref() {
-                None if r["data"]["joinTeam"]["id"] == json!(team) => ok.push(id.clone()),
-                Some("CONFLICT") => conflicts += 1,
-                _ => other.push(r.to_string()),
-            }
-        }
-        assert!(other.is_empty(), "every join either succeeds or is a CONFLICT: {other:#?}");
-        assert_eq!(ok.len(), 3, "exactly the three free places are taken");
-        assert_eq!(conflicts, 17);
-
-        let members = team_members(&app, &event, &team).await;
-        assert_eq!(members.len(), 4, "the team is exactly full: {members:?}");
-        for id in &ok {
-            assert!(members.iter().any(|m| m["id"] == json!(id)), "joiner {id} is a member");
-        }
-
-        // A full team refuses the organizer too.
-        let extra = format!("late-{}@example.org", unique());
-        let late = app.sign_up(&extra).await;
-        app.register(&late, &event).await;
-        let r = app
-            .gql_as(&admin, "mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id } }", json!({ "t": team, "e": extra }))
-            .await;
-        assert_code(&r, "CONFLICT");
-        assert_eq!(team_members(&app, &event, &team).await.len(), 4);
+async fn one_team_per_participant_per_event(app: App) {
+    let admin = app.site_admin().await;
+    let event = format!("solo-{}", unique());
+    app.create_event(&admin, &event, 4).await;
+    let a = app.sign_up(&format!("a-{}@example.org", unique())).await;
+    let b = app.sign_up(&format!("b-{}@example.org", unique())).await;
+    app.register(&a, &event).await;
+    app.register(&b, &event).await;
+    let (_, code_a) = app.create_team(&a, &event, "Team one").await;
+    let (team_b, code_b) = app.create_team(&b, &event, "Team two").await;
+    // a is on Team one: joining Team two, or its own again, or creating a team is a CONFLICT.
+    assert_code(
+        &app.gql_as(&a, JOIN, json!({ "c": code_b })).await,
+        "CONFLICT",
+    );
+    assert_code(
+        &app.gql_as(&a, JOIN, json!({ "c": code_a })).await,
+        "CONFLICT",
+    );
+    let r = app
+        .gql_as(
+            &a,
+            "mutation($e: String!) { createTeam(event: $e, name: \"Third\") { id } }",
+            json!({ "e": event }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    assert_eq!(team_members(&app, &admin, &event, &team_b).await.len(), 1);
+    // An unknown invite code is NOT_FOUND.
+    assert_code(
+        &app.gql_as(&a, JOIN, json!({ "c": "no-such-code" })).await,
+        "NOT_FOUND",
+    );
+    // The same person joining twice at once still ends up on one team once.
+    let c = app.sign_up(&format!("c-{}@example.org", unique())).await;
+    app.register(&c, &event).await;
+    let rs = join_all((0..5).map(|_| app.gql_as(&c, JOIN, json!({ "c": code_b })))).await;
+    let oks = rs.iter().filter(|r| error_code(r).is_none()).count();
+    assert_eq!(oks, 1, "one of the simultaneous joins succeeds: {rs:?}");
+    for r in rs.iter().filter(|r| error_code(r).is_some()) {
+        assert_code(r, "CONFLICT");
     }
-
-    async fn one_team_per_participant_per_event(app: App) {
-        let admin = app.site_admin().await;
-        let event = format!("solo-{}", unique());
-        app.create_event(&admin, &event, 4).await;
-        let a = app.sign_up(&format!("a-{}@example.org", unique())).await;
-        let b = app.sign_up(&format!("b-{}@example.org", unique())).await;
-        app.register(&a, &event).await;
-        app.register(&b, &event).await;
-        let (_, code_a) = app.create_team(&a, &event, "Team one").await;
-        let (team_b, code_b) = app.create_team(&b, &event, "Team two").await;
-        // a is on Team one: joining Team two, or its own again, or creating a team is a CONFLICT.
-        assert_code(&app.gql_as(&a, JOIN, json!({ "c": code_b })).await, "CONFLICT");
-        assert_code(&app.gql_as(&a, JOIN, json!({ "c": code_a })).await, "CONFLICT");
-        let r = app
-            .gql_as(&a, "mutation($e: String!) { createTeam(event: $e, name: \"Third\") { id } }", json!({ "e": event }))
-            .await;
-        assert_code(&r, "CONFLICT");
-        assert_eq!(team_members(&app, &event, &team_b).await.len(), 1);
-        // An unknown invite code is NOT_FOUND.
-        assert_code(&app.gql_as(&a, JOIN, json!({ "c": "no-such-code" })).await, "NOT_FOUND");
-        // The same person joining twice at once still ends up on one team once.
-        let c = app.sign_up(&format!("c-{}@example.org", unique())).await;
-        app.register(&c, &event).await;
-        let rs = join_all((0..5).map(|_| app.gql_as(&c, JOIN, json!({ "c": code_b })))).await;
-        let oks = rs.iter().filter(|r| error_code(r).is_none()).count();
-        assert_eq!(oks, 1, "one of the simultaneous joins succeeds: {rs:?}");
-        for r in rs.iter().filter(|r| error_code(r).is_some()) {
-            assert_code(r, "CONFLICT");
-        }
-        let members = team_members(&app, &event, &team_b).await;
-        assert_eq!(members.len(), 2, "{members:?}");
-        let d = app
-            .ok(Some(&c), "query($e: String!) { event(slug: $e) { myTeam { id } } }", json!({ "e": event }))
-            .await;
-        assert_eq!(str_at(&d, "/event/myTeam/id"), team_b);
-    }
+    let members = team_members(&app, &admin, &event, &team_b).await;
+    assert_eq!(members.len(), 2, "{members:?}");
+    let d = app
+        .ok(
+            Some(&c),
+            "query($e: String!) { event(slug: $e) { myTeam { id } } }",
+            json!({ "e": event }),
+        )
+        .await;
+    assert_eq!(str_at(&d, "/event/myTeam/id"), team_b);
 }

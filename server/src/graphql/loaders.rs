@@ -70,6 +70,27 @@ impl Loader<i64> for TeamMembers {
     }
 }
 
+/// The events each user holds a role in.
+pub struct UserEvents(pub Db);
+
+impl Loader<i64> for UserEvents {
+    type Value = Vec<i64>;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+        let rows = entity::membership::Entity::find()
+            .filter(entity::membership::Column::UserId.is_in(keys.iter().copied()))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        let mut out: HashMap<i64, Vec<i64>> = keys.iter().map(|k| (*k, vec![])).collect();
+        for m in rows {
+            out.entry(m.user_id).or_default().push(m.event_id);
+        }
+        Ok(out)
+    }
+}
+
 /// Every project of each team (visibility is filtered by the resolver).
 pub struct TeamProjects(pub Db);
 
@@ -101,6 +122,7 @@ pub struct Loaders {
     pub users: DataLoader<UserById>,
     pub team_members: DataLoader<TeamMembers>,
     pub team_projects: DataLoader<TeamProjects>,
+    pub user_events: DataLoader<UserEvents>,
 }
 
 /// How long a loader waits for sibling fields to join a batch. Long enough that a page
@@ -121,6 +143,7 @@ impl Loaders {
             users: loader(UserById(db.clone())),
             team_members: loader(TeamMembers(db.clone())),
             team_projects: loader(TeamProjects(db.clone())),
+            user_events: loader(UserEvents(db.clone())),
         }
     }
 }

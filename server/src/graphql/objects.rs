@@ -18,7 +18,7 @@ use super::judging::{
     Assignment, CalibrationRun, Criterion, ExportKind, JudgingProgress, Leaderboard,
     PublishedResults, Recusal, ResultPublication, Review,
 };
-use super::policy::{FieldGuard, Scope};
+use super::policy::{FieldGuard, Rule, Scope};
 use crate::domain::{Role, json_ids, json_list};
 use crate::error::AppError;
 
@@ -443,9 +443,12 @@ impl Team {
             .map(Project)
             .collect())
     }
-    /// The code that lets a participant join (the team and the organizers only).
-    async fn invite_code(&self) -> Option<&str> {
-        Some(&self.0.invite_code)
+    /// The code that lets a participant join: null except for the team and the organizers.
+    async fn invite_code(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<&str>> {
+        let allowed = super::policy::allowed(ctx, Rule::OwnTeam, &self.scope())
+            .await
+            .gql(ctx)?;
+        Ok(allowed.then_some(self.0.invite_code.as_str()))
     }
 }
 
@@ -620,10 +623,27 @@ impl User {
     async fn display_name(&self) -> &str {
         &self.0.display_name
     }
-    /// The person's email (themselves and site admins only; organizers read it on
-    /// `Membership.email`).
-    async fn email(&self) -> Option<&str> {
-        Some(&self.0.email)
+    /// The person's email: null except for the person, site admins, and the organizers of an
+    /// event the person takes part in.
+    async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<&str>> {
+        let Some(caller) = ctx.rc().user() else {
+            return Ok(None);
+        };
+        if caller.id == self.0.id || caller.is_site_admin {
+            return Ok(Some(&self.0.email));
+        }
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        let events = ctx
+            .loaders()
+            .user_events
+            .load_one(self.0.id)
+            .await
+            .map_err(|e| loader_err(ctx, e))?;
+        let organizes = events
+            .unwrap_or_default()
+            .iter()
+            .any(|e| access.is_organizer(*e));
+        Ok(organizes.then_some(self.0.email.as_str()))
     }
     async fn is_site_admin(&self) -> bool {
         self.0.is_site_admin

@@ -106,7 +106,9 @@ pub const FIELD_POLICIES: &[(&str, Rule)] = &[
     ("CreatedApiToken.apiToken", Rule::OwnUser),
     ("User.id", Rule::Public),
     ("User.displayName", Rule::Public),
-    ("User.email", Rule::OwnUser),
+    // Masked in the resolver: null unless self, a site admin, or an organizer of an event
+    // the person takes part in.
+    ("User.email", Rule::Public),
     ("User.isSiteAdmin", Rule::Public),
     ("Membership.id", Rule::Member),
     ("Membership.externalId", Rule::Member),
@@ -142,7 +144,8 @@ pub const FIELD_POLICIES: &[(&str, Rule)] = &[
     ("Team.name", Rule::Public),
     ("Team.members", Rule::Member),
     ("Team.projects", Rule::Public),
-    ("Team.inviteCode", Rule::OwnTeam),
+    // Masked in the resolver: null unless the team itself or the organizers (Rule::OwnTeam).
+    ("Team.inviteCode", Rule::Public),
     ("Project.id", Rule::VisibleOrOwnTeam),
     ("Project.externalId", Rule::VisibleOrOwnTeam),
     ("Project.title", Rule::VisibleOrOwnTeam),

@@ -30,6 +30,8 @@ use crate::graphql::{RequestCtx, Services, VerdictSchema, request_data};
 #[derive(Clone)]
 pub struct AppState {
     pub schema: VerdictSchema,
+    /// For introspection-only operations (deeper depth limit); None when introspection is off.
+    pub introspection: Option<VerdictSchema>,
     pub services: Services,
 }
 
@@ -218,7 +220,11 @@ async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response
     let limit = st.services.limits.request_timeout();
     for mut req in requests {
         req.data = request_data(&st.services, rc.clone());
-        let resp = match tokio::time::timeout(limit, st.schema.execute(req)).await {
+        let schema = match &st.introspection {
+            Some(i) if crate::graphql::is_introspection_only(&req.query) => i,
+            _ => &st.schema,
+        };
+        let resp = match tokio::time::timeout(limit, schema.execute(req)).await {
             Ok(r) => with_codes(r),
             Err(_) => {
                 let err = async_graphql::Error::new(format!(

@@ -304,7 +304,12 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         tls_cookies: cfg.tls_cookies,
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
-    let router = app::router(app::AppState { schema, services });
+    let introspection = graphql::introspection_schema(services.clone(), !cfg.no_introspection);
+    let router = app::router(app::AppState {
+        schema,
+        introspection,
+        services,
+    });
     let listener = tokio::net::TcpListener::bind(cfg.addr)
         .await
         .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;

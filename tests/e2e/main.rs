@@ -13,6 +13,7 @@ mod import;
 mod input;
 mod judging;
 mod limits;
+mod scripting;
 mod subscription;
 mod teams;
 mod windows;

@@ -33,17 +33,53 @@ fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
         .with_sorted_enums()
 }
 
+/// Depth allowed to introspection-only operations: the standard introspection query
+/// (GraphiQL's, codegen tools') nests about 13 levels, deeper than data queries may.
+pub const INTROSPECTION_DEPTH: usize = 16;
+
 /// Builds the schema with its limits. Building has no side effects.
 pub fn schema(services: Services, introspection: bool) -> VerdictSchema {
+    build(services, introspection, None)
+}
+
+/// The same schema for operations that select only `__schema`, `__type` and
+/// `__typename`, whose depth limit is [`INTROSPECTION_DEPTH`]; every other limit is the
+/// same. `None` when introspection is off.
+pub fn introspection_schema(services: Services, introspection: bool) -> Option<VerdictSchema> {
+    introspection.then(|| build(services, true, Some(INTROSPECTION_DEPTH)))
+}
+
+fn build(services: Services, introspection: bool, depth: Option<usize>) -> VerdictSchema {
     let l = &services.limits;
     let mut b = builder()
-        .limit_depth(l.max_depth)
+        .limit_depth(depth.unwrap_or(l.max_depth).max(l.max_depth))
         .limit_complexity(l.max_complexity)
         .limit_directives(l.max_directives);
     if !introspection {
         b = b.disable_introspection();
     }
     b.data(services).finish()
+}
+
+/// Whether every operation of `query` selects only introspection fields.
+pub fn is_introspection_only(query: &str) -> bool {
+    use async_graphql::parser::types::Selection;
+    let Ok(doc) = async_graphql::parser::parse_query(query) else {
+        return false;
+    };
+    let mut ops = doc.operations.iter().peekable();
+    ops.peek().is_some()
+        && ops.all(|(_, op)| {
+            op.node
+                .selection_set
+                .node
+                .items
+                .iter()
+                .all(|s| match &s.node {
+                    Selection::Field(f) => f.node.name.node.starts_with("__"),
+                    _ => false,
+                })
+        })
 }
 
 /// The SDL, as checked in at `schema.graphql`.

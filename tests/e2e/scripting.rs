@@ -1,0 +1,249 @@
+//! What scripts, tools and dashboards rely on: idempotency keys, the standard
+//! introspection query, the self-hosted playground, organizers' live subscriptions, and
+//! team feedback after publication.
+
+use chrono::{Duration, Utc};
+use serde_json::json;
+
+use crate::harness::{App, assert_code, rfc3339, str_at, unique};
+
+e2e! {
+    idempotency_keys_make_retries_safe,
+    standard_introspection_query_is_answered,
+    playground_assets_are_served_by_the_binary,
+    organizers_follow_judging_live,
+    teams_read_anonymous_feedback_once_published,
+}
+
+async fn idempotency_keys_make_retries_safe(app: App) {
+    let s = app.scenario().await;
+    let create = "mutation($e: String!, $i: ProjectInput!, $k: String) { createProject(event: $e, input: $i, idempotencyKey: $k) { id title } }";
+    let vars = json!({ "e": s.event_a, "i": { "title": "Retry me", "track": s.track_a }, "k": "create-retry-1" });
+    let head = app.audit_head().await;
+    let first = app.ok(Some(&s.participant_a), create, vars.clone()).await;
+    let second = app.ok(Some(&s.participant_a), create, vars.clone()).await;
+    assert_eq!(first, second, "a retry returns the original result");
+    assert_eq!(app.audit_head().await, head + 1, "and writes nothing again");
+    let mut changed = vars.clone();
+    changed["i"]["title"] = json!("Something else");
+    let r = app.gql_as(&s.participant_a, create, changed).await;
+    assert_code(&r, "CONFLICT");
+    assert_eq!(app.audit_head().await, head + 1);
+    // Keys belong to their caller: another user with the same key is a new request.
+    let track = "mutation($e: String!, $n: String!, $k: String) { createTrack(event: $e, name: $n, idempotencyKey: $k) { id } }";
+    let a = app
+        .ok(
+            Some(&s.organizer_a),
+            track,
+            json!({ "e": s.event_a, "n": "Hardware", "k": "create-retry-1" }),
+        )
+        .await;
+    let b = app
+        .ok(
+            Some(&s.organizer_a),
+            track,
+            json!({ "e": s.event_a, "n": "Hardware", "k": "create-retry-1" }),
+        )
+        .await;
+    assert_eq!(a, b);
+}
+
+const INTROSPECTION: &str = "query IntrospectionQuery { __schema { queryType { name } mutationType { name } subscriptionType { name }
+  types { ...FullType } directives { name locations args { ...InputValue } } } }
+fragment FullType on __Type { kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue } interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason } possibleTypes { ...TypeRef } }
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+  ofType { kind name ofType { kind name ofType { kind name } } } } } } } }";
+
+async fn standard_introspection_query_is_answered(app: App) {
+    let r = app.gql(INTROSPECTION, json!({})).await;
+    assert!(
+        r["errors"].is_null(),
+        "tools' introspection query works: {r}"
+    );
+    let types = r["data"]["__schema"]["types"].as_array().expect("types");
+    assert!(types.iter().any(|t| t["name"] == "Project"));
+    // The deeper limit is for introspection only: a deep data query is still refused.
+    let deep = "{ events(first: 1) { edges { node { projects(first: 1) { edges { node { team { projects { team { projects { team { name } } } } } } } } } } } }";
+    let r = app.gql(deep, json!({})).await;
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+}
+
+async fn playground_assets_are_served_by_the_binary(app: App) {
+    let page = app.get("/graphql").await;
+    assert_eq!(page.status, 200);
+    let html = page.text.clone();
+    if !html.contains("graphiql.js") {
+        // Built without npm: the minimal playground, still self-contained.
+        assert!(
+            html.contains("<textarea"),
+            "some playground is served: {html}"
+        );
+        return;
+    }
+    let csp = page.header("content-security-policy").unwrap_or_default();
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("script-src 'self' 'unsafe-inline'"),
+        "{csp}"
+    );
+    for (path, ty) in [
+        ("/graphql/assets/graphiql.js", "javascript"),
+        ("/graphql/assets/graphiql.css", "text/css"),
+    ] {
+        let r = app.get(path).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            r.header("content-type").unwrap_or_default().contains(ty),
+            "{path}"
+        );
+        assert!(
+            !r.text.contains("unpkg.com") && !r.text.contains("cdn.jsdelivr"),
+            "{path} loads from a CDN"
+        );
+    }
+}
+
+async fn organizers_follow_judging_live(app: App) {
+    let s = app.scenario().await;
+    // Participants may not follow judging.
+    let mut ws = app
+        .ws(json!({ "authorization": format!("Bearer {}", s.participant_a) }))
+        .await;
+    ws.subscribe(
+        "p",
+        "subscription($e: String!) { judgingProgress(event: $e) { assignments } }",
+        json!({ "e": s.event_a }),
+    )
+    .await;
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(10))
+        .await
+        .expect("an answer");
+    // A refused subscription answers with the error (as `error`, or as a `next` carrying
+    // errors, depending on where the refusal happens) and never with data.
+    let errors = if msg["type"] == "error" {
+        &msg["payload"]
+    } else {
+        &msg["payload"]["errors"]
+    };
+    assert_eq!(errors[0]["extensions"]["code"], "FORBIDDEN", "{msg}");
+    assert!(msg["payload"]["data"].is_null(), "{msg}");
+
+    let mut ws = app
+        .ws(json!({ "authorization": format!("Bearer {}", s.organizer_a) }))
+        .await;
+    ws.subscribe(
+        "p",
+        "subscription($e: String!) { judgingProgress(event: $e) { assignments pending done projectsBelowTarget } }",
+        json!({ "e": s.event_a }),
+    )
+    .await;
+    // Let the subscription register before the change it should see.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let judge = app
+        .ok(
+            Some(&s.organizer_a),
+            "query($e: String!) { event(slug: $e) { members(role: JUDGE, first: 5) { edges { node { id } } } } }",
+            json!({ "e": s.event_a }),
+        )
+        .await;
+    let judge_id = str_at(&judge, "/event/members/edges/0/node/id");
+    app.ok(
+        Some(&s.organizer_a),
+        "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
+        json!({ "e": s.event_a, "j": judge_id, "p": s.submitted }),
+    )
+    .await;
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(20))
+        .await
+        .expect("a progress message");
+    assert_eq!(
+        msg["payload"]["data"]["judgingProgress"]["assignments"], 1,
+        "{msg}"
+    );
+    assert_eq!(
+        msg["payload"]["data"]["judgingProgress"]["pending"], 1,
+        "{msg}"
+    );
+}
+
+async fn teams_read_anonymous_feedback_once_published(app: App) {
+    let admin = app.site_admin().await;
+    let slug = format!("feedback-{}", unique());
+    let now = Utc::now();
+    app.ok(
+        Some(&admin),
+        "mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }",
+        json!({ "i": {
+            "slug": slug, "name": "Feedback",
+            "submissionsOpen": rfc3339(now - Duration::days(1)), "submissionsClose": rfc3339(now + Duration::days(1)),
+            "judgingOpen": rfc3339(now - Duration::hours(1)), "judgingClose": rfc3339(now + Duration::days(1)),
+        }}),
+    )
+    .await;
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!) { setCriterion(event: $e, input: { key: \"overall\", name: \"Overall\" }) { key } }",
+        json!({ "e": slug }),
+    )
+    .await;
+    let track = app.create_track(&admin, &slug, "Main").await;
+    let team = app.sign_up(&format!("team-{}@example.org", unique())).await;
+    app.register(&team, &slug).await;
+    app.create_team(&team, &slug, "Crew").await;
+    let project = app.create_project(&team, &slug, "Gizmo", &track).await;
+    app.submit_project(&team, &project).await;
+    let judge_email = format!("judge-{}@example.org", unique());
+    let judge = app.sign_up(&judge_email).await;
+    let judge_id = app.grant(&admin, &slug, &judge_email, "JUDGE").await;
+    let a = app
+        .ok(
+            Some(&admin),
+            "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
+            json!({ "e": slug, "j": judge_id, "p": project }),
+        )
+        .await;
+    app.ok(
+        Some(&judge),
+        "mutation($a: ID!) { saveReview(assignment: $a, scores: [{ criterion: \"overall\", value: 4 }], comment: \"Great demo\", submit: true) { id } }",
+        json!({ "a": str_at(&a, "/assignJudge/id") }),
+    )
+    .await;
+    let feedback = "query($p: ID!) { project(id: $p) { feedback } }";
+    let before = app.ok(Some(&team), feedback, json!({ "p": project })).await;
+    assert_eq!(
+        before["project"]["feedback"],
+        json!([]),
+        "nothing before publication"
+    );
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!) { updateEvent(event: $e, input: { commentsToTeams: true }) { commentsToTeams } }",
+        json!({ "e": slug }),
+    )
+    .await;
+    let run = app
+        .ok(
+            Some(&admin),
+            "mutation($e: String!) { runCalibration(event: $e, bootstrap: 10) { id } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!, $r: ID!) { publishResults(event: $e, run: $r) { version } }",
+        json!({ "e": slug, "r": str_at(&run, "/runCalibration/id") }),
+    )
+    .await;
+    let after = app.ok(Some(&team), feedback, json!({ "p": project })).await;
+    assert_eq!(after["project"]["feedback"], json!(["Great demo"]));
+    let other = app
+        .sign_up(&format!("other-{}@example.org", unique()))
+        .await;
+    let r = app.gql_as(&other, feedback, json!({ "p": project })).await;
+    assert_code(&r, "FORBIDDEN");
+}

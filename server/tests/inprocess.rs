@@ -172,6 +172,42 @@ async fn gallery_page_of_50_costs_a_constant_number_of_statements() {
 }
 
 #[tokio::test]
+async fn judging_lists_cost_a_constant_number_of_statements() {
+    let t = sqlite().await;
+    import_fixture(&t.db).await;
+    let admin = site_admin(&t.db).await;
+    let mut used = vec![];
+    for n in [10, 100] {
+        let q = format!(
+            r#"{{ event(slug: "spring-hack-2026") {{ assignments(first: {n}) {{ edges {{ node {{
+            status project {{ title team {{ name }} }} judge {{ externalId user {{ displayName }} }}
+            review {{ version scores {{ criterion value }} }} }} }} }} }} }}"#
+        );
+        let before = t.db.statement_count();
+        let resp = execute(&t.db, Some(&admin), &q).await;
+        used.push(t.db.statement_count() - before);
+        assert!(resp.errors.is_empty(), "{:?}", resp.errors);
+        let data = resp.data.into_json().unwrap();
+        assert_eq!(
+            data["event"]["assignments"]["edges"]
+                .as_array()
+                .unwrap()
+                .len(),
+            n
+        );
+    }
+    println!(
+        "assignments with projects, teams, judges, users, reviews: {} statements for 10, {} for 100",
+        used[0], used[1]
+    );
+    assert!(used[1] <= 14, "{} statements for 100 assignments", used[1]);
+    assert!(
+        used[1] <= used[0] + 2,
+        "statements grow with the page: {used:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_failing_audit_append_rolls_back_the_business_write() {
     for t in backends().await {
         import_fixture(&t.db).await;

@@ -11,6 +11,7 @@ use entity::{
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::context::{CtxExt, ResultExt};
+use super::loaders::one;
 use super::objects::{LoadersExt, Membership, Project, Team};
 use super::policy::{FieldGuard, Scope};
 use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut};
@@ -64,20 +65,14 @@ impl Assignment {
         ID(self.row.public_id.clone())
     }
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
-        project::Entity::find_by_id(self.row.project_id)
-            .one(&ctx.db().conn)
+        one(ctx, &ctx.loaders().projects, self.row.project_id, "project")
             .await
-            .gql(ctx)?
             .map(Project)
-            .ok_or_else(|| ctx.err(AppError::NotFound("project")))
     }
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
-        membership::Entity::find_by_id(self.row.judge_id)
-            .one(&ctx.db().conn)
+        one(ctx, &ctx.loaders().memberships, self.row.judge_id, "judge")
             .await
-            .gql(ctx)?
             .map(Membership)
-            .ok_or_else(|| ctx.err(AppError::NotFound("judge")))
     }
     /// `pending`, `done` or `recused`.
     async fn status(&self) -> &str {
@@ -89,11 +84,12 @@ impl Assignment {
     }
     /// The review, once the judge has started it.
     async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {
-        let r = review::Entity::find()
-            .filter(review::Column::AssignmentId.eq(self.row.id))
-            .one(&ctx.db().conn)
+        let r = ctx
+            .loaders()
+            .reviews_by_assignment
+            .load_one(self.row.id)
             .await
-            .gql(ctx)?;
+            .map_err(|e| ctx.err(AppError::Internal(e.to_string())))?;
         Ok(r.map(|row| Review {
             row,
             judge_user: self.judge_user,
@@ -124,20 +120,14 @@ impl Review {
         ID(self.row.public_id.clone())
     }
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
-        membership::Entity::find_by_id(self.row.judge_id)
-            .one(&ctx.db().conn)
+        one(ctx, &ctx.loaders().memberships, self.row.judge_id, "judge")
             .await
-            .gql(ctx)?
             .map(Membership)
-            .ok_or_else(|| ctx.err(AppError::NotFound("judge")))
     }
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
-        project::Entity::find_by_id(self.row.project_id)
-            .one(&ctx.db().conn)
+        one(ctx, &ctx.loaders().projects, self.row.project_id, "project")
             .await
-            .gql(ctx)?
             .map(Project)
-            .ok_or_else(|| ctx.err(AppError::NotFound("project")))
     }
     async fn submitted(&self) -> bool {
         self.row.submitted
@@ -173,12 +163,9 @@ impl Recusal {
         ID(self.0.public_id.clone())
     }
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
-        membership::Entity::find_by_id(self.0.judge_id)
-            .one(&ctx.db().conn)
+        one(ctx, &ctx.loaders().memberships, self.0.judge_id, "judge")
             .await
-            .gql(ctx)?
             .map(Membership)
-            .ok_or_else(|| ctx.err(AppError::NotFound("judge")))
     }
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
         let t = ctx

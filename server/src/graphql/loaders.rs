@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_graphql::dataloader::{DataLoader, Loader};
-use entity::{event, project, team, team_member, track, user};
+use entity::{event, membership, project, team, team_member, track, user};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::db::Db;
@@ -37,6 +37,8 @@ by_id_loader!(EventById, event);
 by_id_loader!(TrackById, track);
 by_id_loader!(TeamById, team);
 by_id_loader!(UserById, user);
+by_id_loader!(ProjectById, project);
+by_id_loader!(MembershipById, membership);
 
 /// The people on each team, in joining order.
 pub struct TeamMembers(pub Db);
@@ -91,6 +93,23 @@ impl Loader<i64> for UserEvents {
     }
 }
 
+/// The review of each assignment, if it has one.
+pub struct ReviewByAssignment(pub Db);
+
+impl Loader<i64> for ReviewByAssignment {
+    type Value = entity::review::Model;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+        let rows = entity::review::Entity::find()
+            .filter(entity::review::Column::AssignmentId.is_in(keys.iter().copied()))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        Ok(rows.into_iter().map(|r| (r.assignment_id, r)).collect())
+    }
+}
+
 /// Every project of each team (visibility is filtered by the resolver).
 pub struct TeamProjects(pub Db);
 
@@ -120,9 +139,12 @@ pub struct Loaders {
     pub tracks: DataLoader<TrackById>,
     pub teams: DataLoader<TeamById>,
     pub users: DataLoader<UserById>,
+    pub projects: DataLoader<ProjectById>,
+    pub memberships: DataLoader<MembershipById>,
     pub team_members: DataLoader<TeamMembers>,
     pub team_projects: DataLoader<TeamProjects>,
     pub user_events: DataLoader<UserEvents>,
+    pub reviews_by_assignment: DataLoader<ReviewByAssignment>,
 }
 
 /// How long a loader waits for sibling fields to join a batch. Long enough that a page
@@ -141,9 +163,31 @@ impl Loaders {
             tracks: loader(TrackById(db.clone())),
             teams: loader(TeamById(db.clone())),
             users: loader(UserById(db.clone())),
+            projects: loader(ProjectById(db.clone())),
+            memberships: loader(MembershipById(db.clone())),
             team_members: loader(TeamMembers(db.clone())),
             team_projects: loader(TeamProjects(db.clone())),
             user_events: loader(UserEvents(db.clone())),
+            reviews_by_assignment: loader(ReviewByAssignment(db.clone())),
         }
     }
+}
+
+/// Loads one row by id through `loader` (batched with its siblings); NOT_FOUND names `what`.
+pub async fn one<L>(
+    ctx: &async_graphql::Context<'_>,
+    loader: &DataLoader<L>,
+    id: i64,
+    what: &'static str,
+) -> async_graphql::Result<L::Value>
+where
+    L: Loader<i64, Error = LoadError>,
+{
+    use super::context::CtxExt;
+    use crate::error::AppError;
+    loader
+        .load_one(id)
+        .await
+        .map_err(|e| ctx.err(AppError::Internal(e.to_string())))?
+        .ok_or_else(|| ctx.err(AppError::NotFound(what)))
 }

@@ -18,6 +18,7 @@ use super::judging::{
     Assignment, CalibrationRun, Criterion, ExportKind, JudgingProgress, Leaderboard,
     PublishedResults, Recusal, ResultPublication, Review,
 };
+use super::loaders::one;
 use super::policy::{FieldGuard, Rule, Scope};
 use crate::domain::{Role, json_ids, json_list};
 use crate::error::AppError;
@@ -505,34 +506,19 @@ impl Project {
         self.0.submitted_at
     }
     async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Track> {
-        let t = ctx
-            .loaders()
-            .tracks
-            .load_one(self.0.track_id)
+        one(ctx, &ctx.loaders().tracks, self.0.track_id, "track")
             .await
-            .map_err(|e| loader_err(ctx, e))?;
-        t.map(Track)
-            .ok_or_else(|| ctx.err(AppError::Internal("project without track".into())))
+            .map(Track)
     }
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
-        let t = ctx
-            .loaders()
-            .teams
-            .load_one(self.0.team_id)
+        one(ctx, &ctx.loaders().teams, self.0.team_id, "team")
             .await
-            .map_err(|e| loader_err(ctx, e))?;
-        t.map(Team)
-            .ok_or_else(|| ctx.err(AppError::Internal("project without team".into())))
+            .map(Team)
     }
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
-        let e = ctx
-            .loaders()
-            .events
-            .load_one(self.0.event_id)
+        one(ctx, &ctx.loaders().events, self.0.event_id, "event")
             .await
-            .map_err(|e| loader_err(ctx, e))?;
-        e.map(Event)
-            .ok_or_else(|| ctx.err(AppError::Internal("project without event".into())))
+            .map(Event)
     }
     async fn created_at(&self) -> DateTime<Utc> {
         self.0.created_at
@@ -667,24 +653,14 @@ impl Membership {
         Role::parse(&self.0.role).unwrap_or(Role::Participant)
     }
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
-        let e = ctx
-            .loaders()
-            .events
-            .load_one(self.0.event_id)
+        one(ctx, &ctx.loaders().events, self.0.event_id, "event")
             .await
-            .map_err(|e| loader_err(ctx, e))?;
-        e.map(Event)
-            .ok_or_else(|| ctx.err(AppError::NotFound("event")))
+            .map(Event)
     }
     async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<User> {
-        let u = ctx
-            .loaders()
-            .users
-            .load_one(self.0.user_id)
+        one(ctx, &ctx.loaders().users, self.0.user_id, "user")
             .await
-            .map_err(|e| loader_err(ctx, e))?;
-        u.map(User)
-            .ok_or_else(|| ctx.err(AppError::NotFound("user")))
+            .map(User)
     }
     /// The member's email (organizers only).
     async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {

@@ -13,6 +13,7 @@ e2e! {
     playground_assets_are_served_by_the_binary,
     organizers_follow_judging_live,
     teams_read_anonymous_feedback_once_published,
+    demo_serves_a_published_verifiable_result ["--demo"],
 }
 
 async fn idempotency_keys_make_retries_safe(app: App) {
@@ -142,7 +143,7 @@ async fn organizers_follow_judging_live(app: App) {
     )
     .await;
     // Let the subscription register before the change it should see.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
     let judge = app
         .ok(
             Some(&s.organizer_a),
@@ -246,4 +247,52 @@ async fn teams_read_anonymous_feedback_once_published(app: App) {
         .await;
     let r = app.gql_as(&other, feedback, json!({ "p": project })).await;
     assert_code(&r, "FORBIDDEN");
+}
+
+async fn demo_serves_a_published_verifiable_result(app: App) {
+    let live = app
+        .ok(
+            None,
+            "{ event(slug: \"demo-hack\") { projects(first: 50) { totalCount } } }",
+            json!({}),
+        )
+        .await;
+    assert!(
+        live["event"]["projects"]["totalCount"]
+            .as_i64()
+            .unwrap_or(0)
+            > 0
+    );
+    let finals = app
+        .ok(
+            None,
+            "{ event(slug: \"demo-finals\") { results { final ranking { rank rankLow rankHigh } } } }",
+            json!({}),
+        )
+        .await;
+    let results = &finals["event"]["results"];
+    assert_eq!(
+        results["final"], true,
+        "the demo has final results: {finals}"
+    );
+    assert_eq!(results["ranking"][0]["rank"], 1);
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("b");
+    let out = app
+        .cli(&[
+            "results",
+            "export",
+            "--event",
+            "demo-finals",
+            bundle.to_str().unwrap(),
+        ])
+        .await;
+    assert!(out.success(), "{out:?}");
+    let out = app
+        .cli(&["results", "verify", bundle.to_str().unwrap()])
+        .await;
+    assert!(
+        out.success() && out.stdout.trim_end().ends_with("PASS"),
+        "{out:?}"
+    );
 }

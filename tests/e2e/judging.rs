@@ -675,25 +675,55 @@ async fn judging_fields_follow_the_authorization_matrix(app: App) {
             }
         }
     }
-    // Organizer-only mutations refuse everyone else, writing nothing.
+    // Organizer-only mutations refuse everyone else, writing nothing: anonymous callers
+    // must sign in, members without the role are forbidden.
     let head = app.audit_head().await;
-    for c in [Participant, Judge, OrganizerB] {
+    let e = json!({ "e": s.event_a, "t": s.team_a, "p": s.submitted, "j": "jdg_none", "r": "run.none" });
+    let mutations = [
+        "mutation($e: String!) { runCalibration(event: $e) { id } }",
+        "mutation($e: String!) { autoAssign(event: $e, apply: true) { applied } }",
+        "mutation($e: String!) { setCriterion(event: $e, input: { key: \"x\", name: \"X\" }) { key } }",
+        "mutation($e: String!) { removeCriterion(event: $e, key: \"x\") }",
+        "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
+        "mutation($e: String!, $j: ID!, $t: ID!) { recuseJudge(event: $e, judge: $j, team: $t) { id } }",
+        "mutation($e: String!, $r: ID!) { publishResults(event: $e, run: $r) { version } }",
+    ];
+    for c in [Anonymous, Participant, Judge, OrganizerB] {
+        for m in &mutations {
+            let r = app.gql_opt(s.token(c), m, e.clone()).await;
+            let expected = if c == Anonymous {
+                "UNAUTHENTICATED"
+            } else {
+                "FORBIDDEN"
+            };
+            assert_code(&r, expected);
+        }
+    }
+    // Public reads of judging: the rubric, publications and the signing key.
+    for c in CALLERS {
         let r = app
             .gql_opt(
                 s.token(c),
-                "mutation($e: String!) { runCalibration(event: $e) { id } }",
+                "query($e: String!) { signingKey { fingerprint } event(slug: $e) { publications { version } rubric { key } } }",
                 json!({ "e": s.event_a }),
             )
             .await;
-        assert_code(&r, "FORBIDDEN");
+        assert_eq!(error_code(&r), None, "{c:?}: {r}");
+    }
+    // The caller's own queue: signed-in callers get theirs (empty unless they judge).
+    for c in CALLERS {
         let r = app
             .gql_opt(
                 s.token(c),
-                "mutation($e: String!) { autoAssign(event: $e, apply: true) { applied } }",
+                "query($e: String!) { event(slug: $e) { myProgress { total } nextAssignment { id } } }",
                 json!({ "e": s.event_a }),
             )
             .await;
-        assert_code(&r, "FORBIDDEN");
+        if c == Anonymous {
+            assert_code(&r, "UNAUTHENTICATED");
+        } else {
+            assert_eq!(data(&r)["event"]["myProgress"]["total"], 0, "{c:?}");
+        }
     }
     assert_eq!(app.audit_head().await, head);
     // The judge's own queue is theirs alone; others see an empty one.

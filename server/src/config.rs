@@ -89,11 +89,18 @@ pub struct Limits {
     /// Failed log-ins allowed per email and per address within 15 minutes.
     #[arg(long, env = "VERDICT_LOGIN_ATTEMPTS", default_value_t = 10)]
     pub login_attempts: i32,
+    /// How long DataLoaders wait for sibling fields to join a batch, in milliseconds.
+    #[arg(long, env = "VERDICT_LOADER_BATCH_MS", default_value_t = 1)]
+    pub loader_batch_ms: u64,
 }
 
 impl Limits {
     pub fn request_timeout(&self) -> Duration {
         Duration::from_secs(self.request_timeout_secs)
+    }
+
+    pub fn loader_batch(&self) -> Duration {
+        Duration::from_millis(self.loader_batch_ms)
     }
 }
 
@@ -110,6 +117,7 @@ impl Default for Limits {
             rate_limit_per_second: 20,
             rate_limit_burst: 100,
             login_attempts: 10,
+            loader_batch_ms: 1,
         }
     }
 }

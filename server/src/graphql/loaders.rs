@@ -147,28 +147,25 @@ pub struct Loaders {
     pub reviews_by_assignment: DataLoader<ReviewByAssignment>,
 }
 
-/// How long a loader waits for sibling fields to join a batch. Long enough that a page
-/// of 100 items resolving on a busy machine still lands in one batch; short next to a
-/// database round trip.
-pub const BATCH_WINDOW: std::time::Duration = std::time::Duration::from_millis(5);
-
-fn loader<T: Loader<i64>>(l: T) -> DataLoader<T> {
-    DataLoader::new(l, tokio::spawn).delay(BATCH_WINDOW)
+fn batched<T: Loader<i64>>(l: T, window: std::time::Duration) -> DataLoader<T> {
+    DataLoader::new(l, tokio::spawn).delay(window)
 }
 
 impl Loaders {
-    pub fn new(db: &Db) -> Loaders {
+    /// Fresh loaders for one request; `window` is how long each waits for sibling fields
+    /// to join a batch (`--loader-batch-ms`).
+    pub fn new(db: &Db, window: std::time::Duration) -> Loaders {
         Loaders {
-            events: loader(EventById(db.clone())),
-            tracks: loader(TrackById(db.clone())),
-            teams: loader(TeamById(db.clone())),
-            users: loader(UserById(db.clone())),
-            projects: loader(ProjectById(db.clone())),
-            memberships: loader(MembershipById(db.clone())),
-            team_members: loader(TeamMembers(db.clone())),
-            team_projects: loader(TeamProjects(db.clone())),
-            user_events: loader(UserEvents(db.clone())),
-            reviews_by_assignment: loader(ReviewByAssignment(db.clone())),
+            events: batched(EventById(db.clone()), window),
+            tracks: batched(TrackById(db.clone()), window),
+            teams: batched(TeamById(db.clone()), window),
+            users: batched(UserById(db.clone()), window),
+            projects: batched(ProjectById(db.clone()), window),
+            memberships: batched(MembershipById(db.clone()), window),
+            team_members: batched(TeamMembers(db.clone()), window),
+            team_projects: batched(TeamProjects(db.clone()), window),
+            user_events: batched(UserEvents(db.clone()), window),
+            reviews_by_assignment: batched(ReviewByAssignment(db.clone()), window),
         }
     }
 }

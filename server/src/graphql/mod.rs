@@ -92,6 +92,6 @@ pub fn sdl() -> String {
 pub fn request_data(services: &Services, rc: Arc<RequestCtx>) -> Data {
     let mut d = Data::default();
     d.insert(rc);
-    d.insert(Loaders::new(&services.db));
+    d.insert(Loaders::new(&services.db, services.limits.loader_batch()));
     d
 }

@@ -135,6 +135,20 @@ pub async fn compute(input: CalibrationInput, params: Params) -> AppResult<Calib
         .map_err(|e| AppError::Internal(format!("calibration failed: {e}")))
 }
 
+/// The live, unsigned preview of the event's current ranking (the organizers' leaderboard):
+/// the same pinned computation as a run, with a lighter bootstrap, nothing stored.
+pub async fn preview<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<CalibrationResult> {
+    let (pinned, _) = pin(&collect(db, e).await?)?;
+    compute(
+        pinned,
+        Params {
+            bootstrap: 100,
+            ..Params::default_for(1)
+        },
+    )
+    .await
+}
+
 /// The fields a run signature covers, in order.
 pub fn run_fields<'a>(
     event: &'a str,

@@ -570,6 +570,39 @@ pub struct JudgingProgress {
     pub projects_below_target: i32,
 }
 
+impl JudgingProgress {
+    /// The event's current judging progress.
+    pub async fn load<C: sea_orm::ConnectionTrait>(
+        db: &C,
+        e: &entity::event::Model,
+    ) -> crate::error::AppResult<Self> {
+        let p = crate::domain::judging::progress(db, e).await?;
+        Ok(JudgingProgress {
+            event_id: e.id,
+            assignments: p.assignments,
+            done: p.done,
+            pending: p.pending,
+            recused: p.recused,
+            projects_below_target: p.projects_below_target,
+        })
+    }
+}
+
+impl Leaderboard {
+    /// The event's live leaderboard, computed now.
+    pub async fn load<C: sea_orm::ConnectionTrait>(
+        db: &C,
+        e: &entity::event::Model,
+    ) -> crate::error::AppResult<Self> {
+        let result = crate::domain::results::preview(db, e).await?;
+        Ok(Leaderboard {
+            event_id: e.id,
+            computed_at: Utc::now(),
+            result,
+        })
+    }
+}
+
 /// What files an export can produce.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ExportKind {

@@ -307,12 +307,16 @@ impl Event {
     }
     /// Judging progress (organizers only).
     async fn judging_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<JudgingProgress> {
-        progress_of(ctx, &self.0).await
+        JudgingProgress::load(&ctx.db().conn, &self.0)
+            .await
+            .gql(ctx)
     }
     /// The live, unsigned calibrated ranking on current data, with rank intervals and judge
     /// diagnostics (organizers only).
     async fn leaderboard(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Leaderboard>> {
-        Ok(Some(leaderboard_of(ctx, &self.0).await?))
+        Ok(Some(
+            Leaderboard::load(&ctx.db().conn, &self.0).await.gql(ctx)?,
+        ))
     }
     /// Every calibration run, newest first (organizers only).
     async fn calibration_runs(
@@ -870,42 +874,6 @@ impl LoadersExt for Context<'_> {
 pub struct AssignmentProgress {
     pub done: i32,
     pub total: i32,
-}
-
-pub async fn progress_of(
-    ctx: &Context<'_>,
-    e: &event::Model,
-) -> async_graphql::Result<JudgingProgress> {
-    let p = crate::domain::judging::progress(&ctx.db().conn, e)
-        .await
-        .gql(ctx)?;
-    Ok(JudgingProgress {
-        event_id: e.id,
-        assignments: p.assignments,
-        done: p.done,
-        pending: p.pending,
-        recused: p.recused,
-        projects_below_target: p.projects_below_target,
-    })
-}
-
-pub async fn leaderboard_of(
-    ctx: &Context<'_>,
-    e: &event::Model,
-) -> async_graphql::Result<Leaderboard> {
-    use crate::domain::results;
-    let input = results::collect(&ctx.db().conn, e).await.gql(ctx)?;
-    let (pinned, _) = results::pin(&input).gql(ctx)?;
-    let params = crate::calibrate::Params {
-        bootstrap: 100,
-        ..crate::calibrate::Params::default_for(1)
-    };
-    let result = results::compute(pinned, params).await.gql(ctx)?;
-    Ok(Leaderboard {
-        event_id: e.id,
-        computed_at: chrono::Utc::now(),
-        result,
-    })
 }
 
 pub async fn latest_publication(

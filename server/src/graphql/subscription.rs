@@ -30,36 +30,19 @@ impl Subscription {
         let e = crate::domain::event_by_slug(&services.db.conn, &event)
             .await
             .map_err(|e| ctx.err(e))?;
-        let rx = services.bus.subscribe();
-        Ok(futures_util::stream::unfold(
-            (rx, services, e.id),
-            |(mut rx, services, wanted)| async move {
-                loop {
-                    let item = match rx.recv().await {
-                        Ok(BusEvent::ProjectSubmitted {
-                            event_id,
-                            project_id,
-                        }) if event_id == wanted => {
-                            match project::Entity::find_by_id(project_id)
-                                .one(&services.db.conn)
-                                .await
-                            {
-                                Ok(Some(p)) => Ok(Project(p)),
-                                Ok(None) => continue,
-                                Err(err) => Err(to_graphql(AppError::Db(err), "subscription")),
-                            }
-                        }
-                        Ok(_) => continue,
-                        // A lagging subscriber is told, not silently skipped.
-                        Err(RecvError::Lagged(n)) => Err(async_graphql::Error::new(format!(
-                            "this subscriber fell behind and missed {n} messages; resubscribe"
-                        ))),
-                        Err(RecvError::Closed) => return None,
-                    };
-                    return Some((item, (rx, services, wanted)));
-                }
-            },
-        ))
+        Ok(follow(services, e.id, |services, ev| async move {
+            let BusEvent::ProjectSubmitted { project_id, .. } = ev else {
+                return None;
+            };
+            match project::Entity::find_by_id(project_id)
+                .one(&services.db.conn)
+                .await
+            {
+                Ok(Some(p)) => Some(Ok(Project(p))),
+                Ok(None) => None,
+                Err(err) => Some(Err(to_graphql(AppError::Db(err), "subscription"))),
+            }
+        }))
     }
 
     /// Every publication of the event's results, after it is committed (public).
@@ -114,16 +97,8 @@ impl Subscription {
                     return None;
                 };
                 Some(
-                    crate::domain::judging::progress(&services.db.conn, &e)
+                    JudgingProgress::load(&services.db.conn, &e)
                         .await
-                        .map(|p| JudgingProgress {
-                            event_id: e.id,
-                            assignments: p.assignments,
-                            done: p.done,
-                            pending: p.pending,
-                            recused: p.recused,
-                            projects_below_target: p.projects_below_target,
-                        })
                         .map_err(|err| to_graphql(err, "subscription")),
                 )
             }
@@ -144,24 +119,9 @@ impl Subscription {
                 let BusEvent::JudgingChanged { .. } = ev else {
                     return None;
                 };
-                let computed = async {
-                    use crate::domain::results;
-                    let input = results::collect(&services.db.conn, &e).await?;
-                    let (pinned, _) = results::pin(&input)?;
-                    let params = crate::calibrate::Params {
-                        bootstrap: 100,
-                        ..crate::calibrate::Params::default_for(1)
-                    };
-                    results::compute(pinned, params).await
-                };
                 Some(
-                    computed
+                    Leaderboard::load(&services.db.conn, &e)
                         .await
-                        .map(|result| Leaderboard {
-                            event_id: e.id,
-                            computed_at: chrono::Utc::now(),
-                            result,
-                        })
                         .map_err(|err| to_graphql(err, "subscription")),
                 )
             }

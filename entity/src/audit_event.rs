@@ -1,7 +1,8 @@
 //! The `audit_events` table.
 use sea_orm::entity::prelude::*;
 
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+/// Serializable: result bundles carry audit rows as they are stored.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "audit_events")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -57,58 +57,6 @@ pub struct PublicationFile {
     pub audit_seq: i64,
 }
 
-/// An audit row as it travels in a bundle.
-#[derive(Debug, Serialize, Deserialize, PartialEq, Clone)]
-pub struct AuditRow {
-    pub seq: i64,
-    pub occurred_at: String,
-    pub actor: String,
-    pub event: String,
-    pub action: String,
-    pub object_type: String,
-    pub object_id: String,
-    pub payload: String,
-    pub payload_hash: String,
-    pub prev_hash: String,
-    pub row_hash: String,
-}
-
-impl From<audit_event::Model> for AuditRow {
-    fn from(r: audit_event::Model) -> Self {
-        AuditRow {
-            seq: r.seq,
-            occurred_at: r.occurred_at,
-            actor: r.actor,
-            event: r.event,
-            action: r.action,
-            object_type: r.object_type,
-            object_id: r.object_id,
-            payload: r.payload,
-            payload_hash: r.payload_hash,
-            prev_hash: r.prev_hash,
-            row_hash: r.row_hash,
-        }
-    }
-}
-
-impl From<AuditRow> for audit_event::Model {
-    fn from(r: AuditRow) -> Self {
-        audit_event::Model {
-            seq: r.seq,
-            occurred_at: r.occurred_at,
-            actor: r.actor,
-            event: r.event,
-            action: r.action,
-            object_type: r.object_type,
-            object_id: r.object_id,
-            payload: r.payload,
-            payload_hash: r.payload_hash,
-            prev_hash: r.prev_hash,
-            row_hash: r.row_hash,
-        }
-    }
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> AppResult<()> {
     std::fs::write(dir.join(name), text)
         .map_err(|e| AppError::Internal(format!("cannot write {name}: {e}")))
@@ -137,15 +85,12 @@ pub async fn export<C: ConnectionTrait>(
         .await?
         .ok_or(AppError::NotFound("calibration run"))?;
     let checkpoint = audit::checkpoint(db, signer).await?;
-    let rows: Vec<AuditRow> = audit_event::Entity::find()
+    let rows = audit_event::Entity::find()
         .filter(audit_event::Column::Seq.gte(run.audit_seq))
         .filter(audit_event::Column::Seq.lte(checkpoint.seq))
         .order_by_asc(audit_event::Column::Seq)
         .all(db)
-        .await?
-        .into_iter()
-        .map(AuditRow::from)
-        .collect();
+        .await?;
     if dir.exists()
         && std::fs::read_dir(dir)
             .map(|mut d| d.next().is_some())
@@ -275,7 +220,7 @@ pub fn verify(dir: &Path) -> Report {
         parse::<RunFile>("run.json", &run, &mut r),
         parse::<PublicationFile>("publication.json", &publication, &mut r),
         parse::<Checkpoint>("checkpoint.json", &checkpoint, &mut r),
-        parse::<Vec<AuditRow>>("audit.json", &audit_rows, &mut r),
+        parse::<Vec<audit_event::Model>>("audit.json", &audit_rows, &mut r),
     ) else {
         return r;
     };
@@ -368,8 +313,7 @@ pub fn verify(dir: &Path) -> Report {
     if chain_ok {
         let mut prev = rows[0].prev_hash.clone();
         for (i, row) in rows.iter().enumerate() {
-            let m: audit_event::Model = row.clone().into();
-            if audit::check_row(&m, &prev, run.audit_seq + i as i64).is_some() {
+            if audit::check_row(row, &prev, run.audit_seq + i as i64).is_some() {
                 chain_ok = false;
                 break;
             }

@@ -4,6 +4,7 @@
 //! - [`config`]: the parsed configuration, passed explicitly.
 //! - [`db`]: connecting, migrating, and opening write transactions.
 //! - [`domain`]: the business rules; each mutation is a function taking the transaction.
+//! - [`demo`]: the demo events that `serve --demo` seeds (setup, not rules).
 //! - [`audit`]: the hash-chained audit log (append, verify).
 //! - [`calibrate`]: the calibration engine: pure, deterministic, no database.
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
@@ -17,6 +18,7 @@ pub mod calibrate;
 pub mod config;
 pub mod crypto;
 pub mod db;
+pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod graphql;

@@ -6,7 +6,8 @@ use clap::{Parser, Subcommand};
 use verdict::config::{ServeConfig, StoreConfig};
 use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
-use verdict::domain::{accounts, demo, import, results};
+use verdict::demo;
+use verdict::domain::{accounts, import};
 use verdict::error::AppError;
 use verdict::graphql::{self, Services, bus::Bus};
 use verdict::{app, audit};
@@ -247,44 +248,19 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The bundled demo: a live event (submissions open) and a finished, judged one whose
-/// final results are published and verifiable.
+/// `serve --demo`: seeds the bundled demo on first start (see [`verdict::demo`]) and prints
+/// the demo accounts' passwords, once.
 async fn seed_demo(db: &Db, signer: &Signer25519) -> Result<(), AppError> {
-    if verdict::domain::event_by_slug(&db.conn, demo::SLUG)
-        .await
-        .is_ok()
-    {
+    let Some(seeded) = demo::seed(db, signer).await? else {
         println!("demo events are already here (credentials were printed on first start)");
         return Ok(());
-    }
-    let now = chrono::Utc::now();
-    let mut events = vec![];
-    for fixture in [demo::fixture(now), demo::finished_fixture(now)] {
-        let fixture = import::parse(fixture)?;
-        let txn = db.write().await?;
-        let (event, _) = import::import(&txn, "", &fixture).await?;
-        txn.commit().await?;
-        events.push(event);
-    }
-    let txn = db.write().await?;
-    let accounts = demo::seed_accounts(&txn, &events[0], &events[1]).await?;
-    txn.commit().await?;
-    let organizer = verdict::domain::user_by_email(&db.conn, demo::ORGANIZER)
-        .await?
-        .ok_or(AppError::NotFound("demo organizer"))?;
-    let actor = verdict::domain::Actor { user: organizer };
-    let txn = db.write().await?;
-    let run =
-        results::run_calibration(&txn, &actor, &events[1], signer, Some(1), Some(200)).await?;
-    txn.commit().await?;
-    let txn = db.write().await?;
-    results::publish(&txn, &actor, &events[1], signer, &run.public_id, true).await?;
-    txn.commit().await?;
+    };
+    let (hack, finals) = (&seeded.hack, &seeded.finals);
     println!(
         "demo events imported: {} ({}), and {} ({}) with published final results",
-        events[0].name, events[0].slug, events[1].name, events[1].slug
+        hack.name, hack.slug, finals.name, finals.slug
     );
-    for (email, role, password) in accounts {
+    for (email, role, password) in &seeded.accounts {
         println!("  demo {role:<11} {email}  password: {password}");
     }
     Ok(())

@@ -128,7 +128,7 @@ pub async fn export<C: ConnectionTrait>(
     let judge = |mid: i64| {
         members
             .get(&mid)
-            .map(super::results::judge_key)
+            .map(super::judges::judge_key)
             .unwrap_or_default()
     };
     let proj = |pid: i64| {
@@ -268,7 +268,7 @@ pub async fn export<C: ConnectionTrait>(
             )
         }
         Kind::Scores => {
-            let rubric = super::judging::rubric(txn, e.id).await?;
+            let rubric = super::judges::rubric(txn, e.id).await?;
             let reviews = review::Entity::find()
                 .filter(review::Column::EventId.eq(e.id))
                 .order_by_asc(review::Column::Id)

@@ -12,10 +12,11 @@ use entity::{
 };
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    PaginatorTrait, QueryFilter, QuerySelect,
 };
 use serde_json::json;
 
+use super::judges::{find_judge, judge_key, judge_of_user, rubric};
 use super::{Actor, Role, json_ids, lock_event, now, require_organizer, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::public_id;
@@ -32,15 +33,6 @@ pub struct CriterionFields {
     pub min: i32,
     pub max: i32,
     pub position: i32,
-}
-
-pub async fn rubric<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<Vec<criterion::Model>> {
-    Ok(criterion::Entity::find()
-        .filter(criterion::Column::EventId.eq(event_id))
-        .order_by_asc(criterion::Column::Position)
-        .order_by_asc(criterion::Column::Key)
-        .all(db)
-        .await?)
 }
 
 async fn any_score<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<bool> {
@@ -167,25 +159,6 @@ pub async fn remove_criterion<C: ConnectionTrait>(
     )
     .await?;
     Ok(())
-}
-
-/// Resolves a judge of `event_id` by membership id or external id (e.g. `jdg_01`).
-pub async fn find_judge<C: ConnectionTrait>(
-    db: &C,
-    event_id: i64,
-    id: &str,
-) -> AppResult<membership::Model> {
-    membership::Entity::find()
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
-        .filter(
-            sea_orm::Condition::any()
-                .add(membership::Column::PublicId.eq(id))
-                .add(membership::Column::ExternalId.eq(id)),
-        )
-        .one(db)
-        .await?
-        .ok_or_else(|| AppError::bad_input("judge", "no such judge in this event"))
 }
 
 /// Why `judge` may not review `p`, if anything stands in the way.
@@ -579,13 +552,7 @@ pub async fn my_assignments<C: ConnectionTrait>(
     user_id: i64,
     event_id: i64,
 ) -> AppResult<Vec<assignment::Model>> {
-    let Some(judge) = membership::Entity::find()
-        .filter(membership::Column::UserId.eq(user_id))
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
-        .one(db)
-        .await?
-    else {
+    let Some(judge) = judge_of_user(db, user_id, event_id).await? else {
         return Ok(vec![]);
     };
     let mut rows = assignment::Entity::find()
@@ -705,10 +672,8 @@ pub async fn auto_assign<C: ConnectionTrait>(
         .filter(team_member::Column::EventId.eq(e.id))
         .all(txn)
         .await?;
-    let key_of: std::collections::HashMap<i64, String> = judges
-        .iter()
-        .map(|j| (j.id, super::results::judge_key(j)))
-        .collect();
+    let key_of: std::collections::HashMap<i64, String> =
+        judges.iter().map(|j| (j.id, judge_key(j))).collect();
     let plan_projects: Vec<PlanProject> = projects
         .iter()
         .map(|p| PlanProject {
@@ -725,7 +690,7 @@ pub async fn auto_assign<C: ConnectionTrait>(
     let plan_judges: Vec<PlanJudge> = judges
         .iter()
         .map(|j| PlanJudge {
-            id: super::results::judge_key(j),
+            id: judge_key(j),
             tracks: json_ids(&j.judge_tracks)
                 .iter()
                 .map(|t| t.to_string())
@@ -756,10 +721,8 @@ pub async fn auto_assign<C: ConnectionTrait>(
     if !apply {
         return Ok((p, 0));
     }
-    let by_key: std::collections::HashMap<String, &membership::Model> = judges
-        .iter()
-        .map(|j| (super::results::judge_key(j), j))
-        .collect();
+    let by_key: std::collections::HashMap<String, &membership::Model> =
+        judges.iter().map(|j| (judge_key(j), j)).collect();
     let by_ext: std::collections::HashMap<&str, &project::Model> = projects
         .iter()
         .map(|p| (p.external_id.as_str(), p))

@@ -11,11 +11,11 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 use crate::error::{AppError, AppResult};
 
 pub mod accounts;
-pub mod demo;
 pub mod events;
 pub mod export;
 pub mod idempotency;
 pub mod import;
+pub mod judges;
 pub mod judging;
 pub mod planner;
 pub mod projects;

@@ -8,16 +8,15 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use entity::{
-    assignment, calibration_run, criterion, event, membership, project, result_publication, review,
-};
+use entity::{assignment, calibration_run, criterion, event, project, result_publication, review};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder,
 };
 use serde_json::json;
 
-use super::{Actor, Role, now, require_organizer};
+use super::judges::{judge_key, judges_of_event, rubric};
+use super::{Actor, now, require_organizer};
 use crate::audit::{self, Entry, canonical_time};
 use crate::calibrate::{
     self, CalibrationInput, CalibrationResult, JudgeIn, Params, ProjectIn, ReviewIn,
@@ -27,12 +26,6 @@ use crate::crypto::{canonical_json, sha256_hex};
 use crate::error::{AppError, AppResult};
 
 pub const MAX_BOOTSTRAP: u32 = 2_000;
-
-/// The identifier a judge carries in calibration inputs and results: the fixture's external
-/// id when it has one (e.g. `jdg_01`), else the membership's public id.
-pub fn judge_key(m: &membership::Model) -> String {
-    m.external_id.clone().unwrap_or_else(|| m.public_id.clone())
-}
 
 /// The weighted rubric total of one review, scaled to 0..1.
 pub fn weighted_total(rubric: &[criterion::Model], scores: &HashMap<String, i64>) -> Option<f64> {
@@ -48,16 +41,12 @@ pub fn weighted_total(rubric: &[criterion::Model], scores: &HashMap<String, i64>
 /// Reads the event's current calibration inputs: every project (duplicates and unsubmitted
 /// ones marked excluded), every judge, and every submitted, non-recused review.
 pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<CalibrationInput> {
-    let rubric = super::judging::rubric(db, e.id).await?;
+    let rubric = rubric(db, e.id).await?;
     let projects = project::Entity::find()
         .filter(project::Column::EventId.eq(e.id))
         .all(db)
         .await?;
-    let judges = membership::Entity::find()
-        .filter(membership::Column::EventId.eq(e.id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
-        .all(db)
-        .await?;
+    let judges = judges_of_event(db, e.id).await?;
     let recused: std::collections::HashSet<i64> = assignment::Entity::find()
         .filter(assignment::Column::EventId.eq(e.id))
         .filter(assignment::Column::Status.eq("recused"))

@@ -113,7 +113,8 @@ async fn add_with_room<C: ConnectionTrait>(
     insert_member(txn, t, user_id).await
 }
 
-async fn insert_member<C: ConnectionTrait>(
+/// Puts `user_id` on team `t`, unchecked: callers check room and eligibility first.
+pub async fn insert_member<C: ConnectionTrait>(
     txn: &C,
     t: &team::Model,
     user_id: i64,

@@ -15,7 +15,8 @@ use super::loaders::one;
 use super::objects::{LoadersExt, Membership, Project, Team};
 use super::policy::{FieldGuard, Scope};
 use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut};
-use crate::domain::results::{judge_key, published_at_text};
+use crate::domain::judges::judge_key;
+use crate::domain::results::published_at_text;
 use crate::error::AppError;
 
 /// One criterion of the event's rubric.

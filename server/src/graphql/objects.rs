@@ -214,7 +214,7 @@ impl Event {
     }
     /// The rubric, in order.
     async fn rubric(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Criterion>> {
-        let rows = crate::domain::judging::rubric(&ctx.db().conn, self.0.id)
+        let rows = crate::domain::judges::rubric(&ctx.db().conn, self.0.id)
             .await
             .gql(ctx)?;
         Ok(rows.into_iter().map(Criterion).collect())

@@ -7,135 +7,40 @@
 //!
 //! Each review becomes an assignment (source `import`, status `done`) plus a submitted
 //! review with its first revision.
+//!
+//! - `format.rs`: the file's serde types and [`parse`];
+//! - `check.rs`: the rules a file must satisfy before anything is written;
+//! - here: [`import`], the transaction, with the checks that need the database (a person
+//!   already on a team or judging in this event).
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, Utc};
 use entity::{
     assignment, criterion, event, membership, project, review, team, team_member, track, user,
 };
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
 };
-use serde::Deserialize;
 use serde_json::json;
 
-use super::{Role, events::insert_membership, now, validate};
+use super::{
+    Role, events::insert_membership, judges, judging, now, teams::insert_member, validate,
+};
 use crate::audit::{self, Entry};
 use crate::crypto::{public_id, random_string};
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
+use check::row_err;
 
-pub const FORMAT: &str = "verdict.event.v1";
+mod check;
+mod format;
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Fixture {
-    pub format: String,
-    pub event: FxEvent,
-    #[serde(default)]
-    pub tracks: Vec<FxTrack>,
-    #[serde(default)]
-    pub people: Vec<FxPerson>,
-    #[serde(default)]
-    pub organizers: Vec<String>,
-    #[serde(default)]
-    pub judges: Vec<FxJudge>,
-    #[serde(default)]
-    pub teams: Vec<FxTeam>,
-    #[serde(default)]
-    pub projects: Vec<FxProject>,
-    #[serde(default)]
-    pub criteria: Vec<FxCriterion>,
-    #[serde(default)]
-    pub reviews: Vec<FxReview>,
-}
+pub use format::{
+    FORMAT, Fixture, FxCriterion, FxEvent, FxJudge, FxPerson, FxProject, FxReview, FxTeam, FxTrack,
+    parse,
+};
 
-#[derive(Debug, Deserialize)]
-pub struct FxEvent {
-    pub external_id: String,
-    pub slug: String,
-    pub name: String,
-    pub submissions_open: DateTime<Utc>,
-    pub submissions_close: DateTime<Utc>,
-    pub judging_open: Option<DateTime<Utc>>,
-    pub judging_close: Option<DateTime<Utc>>,
-    pub voting_open: Option<DateTime<Utc>>,
-    pub voting_close: Option<DateTime<Utc>>,
-    pub reviews_per_project: i32,
-    pub max_team_size: i32,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxTrack {
-    pub external_id: String,
-    pub name: String,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxPerson {
-    pub external_id: String,
-    pub email: String,
-    pub display_name: String,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxJudge {
-    pub external_id: String,
-    pub person: String,
-    #[serde(default)]
-    pub tracks: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxTeam {
-    pub external_id: String,
-    pub name: String,
-    pub members: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxProject {
-    pub external_id: String,
-    pub team: String,
-    pub track: String,
-    pub title: String,
-    #[serde(default)]
-    pub tagline: String,
-    #[serde(default)]
-    pub summary: String,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub repo_url: String,
-    #[serde(default)]
-    pub demo_url: String,
-    #[serde(default)]
-    pub tags: Vec<String>,
-    pub status: String,
-    pub submitted_at: Option<DateTime<Utc>>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxCriterion {
-    pub key: String,
-    pub name: String,
-    pub weight: f64,
-    pub min: i32,
-    pub max: i32,
-    pub position: i32,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FxReview {
-    pub judge: String,
-    pub project: String,
-    pub scores: HashMap<String, i64>,
-    #[serde(default)]
-    pub comment: String,
-    pub submitted_at: Option<DateTime<Utc>>,
-}
-
-/// What an import inserted, by kind. Existing rows count zero.
+/// What an import inserted, by kind. Existing rows count zero. A review's first revision is
+/// part of the review and is not counted apart; neither is the import's audit entry.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct ImportCounts {
     pub events: i32,
@@ -151,6 +56,7 @@ pub struct ImportCounts {
 }
 
 impl ImportCounts {
+    /// Every row counted above, of every kind.
     pub fn total(&self) -> i32 {
         self.events
             + self.tracks
@@ -159,187 +65,10 @@ impl ImportCounts {
             + self.teams
             + self.team_members
             + self.projects
+            + self.criteria
+            + self.assignments
+            + self.reviews
     }
-}
-
-fn row_err(row: impl std::fmt::Display, message: impl std::fmt::Display) -> AppError {
-    AppError::bad_input("fixture", format!("{row}: {message}"))
-}
-
-fn unique<'a>(kind: &str, ids: impl Iterator<Item = &'a str>) -> AppResult<()> {
-    let mut seen = HashSet::new();
-    for id in ids {
-        if !seen.insert(id) {
-            return Err(row_err(format!("{kind} {id}"), "duplicate external id"));
-        }
-    }
-    Ok(())
-}
-
-/// Parses a fixture from JSON, naming the problem when it does not fit the format.
-pub fn parse(value: serde_json::Value) -> AppResult<Fixture> {
-    let f: Fixture =
-        serde_json::from_value(value).map_err(|e| AppError::bad_input("fixture", e.to_string()))?;
-    if f.format != FORMAT {
-        return Err(AppError::bad_input(
-            "fixture",
-            format!("format must be {FORMAT:?}"),
-        ));
-    }
-    check(&f)?;
-    Ok(f)
-}
-
-/// Every rule a fixture must satisfy before anything is written.
-fn check(f: &Fixture) -> AppResult<()> {
-    let e = &f.event;
-    let row = format!("event {}", e.external_id);
-    validate::external_id("event.external_id", &e.external_id).map_err(|m| row_err(&row, m))?;
-    validate::slug("event.slug", &e.slug).map_err(|m| row_err(&row, m))?;
-    validate::name("event.name", &e.name, validate::NAME_MAX).map_err(|m| row_err(&row, m))?;
-    validate::window(
-        "submissions",
-        Some(e.submissions_open),
-        Some(e.submissions_close),
-    )
-    .map_err(|m| row_err(&row, m))?;
-    validate::window("judging", e.judging_open, e.judging_close).map_err(|m| row_err(&row, m))?;
-    validate::window("voting", e.voting_open, e.voting_close).map_err(|m| row_err(&row, m))?;
-    if e.reviews_per_project < 1 || e.max_team_size < 1 {
-        return Err(row_err(
-            &row,
-            "reviews_per_project and max_team_size must be at least 1",
-        ));
-    }
-    unique("track", f.tracks.iter().map(|t| t.external_id.as_str()))?;
-    unique("person", f.people.iter().map(|t| t.external_id.as_str()))?;
-    unique("judge", f.judges.iter().map(|t| t.external_id.as_str()))?;
-    unique("team", f.teams.iter().map(|t| t.external_id.as_str()))?;
-    unique("project", f.projects.iter().map(|t| t.external_id.as_str()))?;
-    unique("criterion", f.criteria.iter().map(|t| t.key.as_str()))?;
-    let mut emails = HashSet::new();
-    for p in &f.people {
-        let r = format!("person {}", p.external_id);
-        let email = validate::email("email", &p.email).map_err(|m| row_err(&r, m))?;
-        if !emails.insert(email) {
-            return Err(row_err(&r, "duplicate email (emails are case-insensitive)"));
-        }
-        validate::name("display_name", &p.display_name, 100).map_err(|m| row_err(&r, m))?;
-    }
-    for t in &f.tracks {
-        validate::name("name", &t.name, validate::NAME_MAX)
-            .map_err(|m| row_err(format!("track {}", t.external_id), m))?;
-    }
-    let people: HashSet<&str> = f.people.iter().map(|p| p.external_id.as_str()).collect();
-    let tracks: HashSet<&str> = f.tracks.iter().map(|p| p.external_id.as_str()).collect();
-    let teams: HashSet<&str> = f.teams.iter().map(|p| p.external_id.as_str()).collect();
-    for o in &f.organizers {
-        if !people.contains(o.as_str()) {
-            return Err(row_err(format!("organizer {o}"), "unknown person"));
-        }
-    }
-    let mut on_team: HashMap<&str, &str> = HashMap::new();
-    for t in &f.teams {
-        let r = format!("team {}", t.external_id);
-        validate::name("name", &t.name, validate::NAME_MAX).map_err(|m| row_err(&r, m))?;
-        if t.members.len() > e.max_team_size as usize {
-            return Err(row_err(
-                &r,
-                format!("more than {} members", e.max_team_size),
-            ));
-        }
-        for m in &t.members {
-            if !people.contains(m.as_str()) {
-                return Err(row_err(&r, format!("unknown person {m}")));
-            }
-            if let Some(other) = on_team.insert(m.as_str(), t.external_id.as_str()) {
-                return Err(row_err(&r, format!("{m} is already on team {other}")));
-            }
-        }
-    }
-    for j in &f.judges {
-        let r = format!("judge {}", j.external_id);
-        if !people.contains(j.person.as_str()) {
-            return Err(row_err(&r, format!("unknown person {}", j.person)));
-        }
-        if let Some(t) = on_team.get(j.person.as_str()) {
-            return Err(row_err(
-                &r,
-                format!("{} is on team {t} and cannot judge", j.person),
-            ));
-        }
-        for t in &j.tracks {
-            if !tracks.contains(t.as_str()) {
-                return Err(row_err(&r, format!("unknown track {t}")));
-            }
-        }
-    }
-    let mut project_status: HashMap<&str, &str> = HashMap::new();
-    for p in &f.projects {
-        let r = format!("project {}", p.external_id);
-        if !teams.contains(p.team.as_str()) {
-            return Err(row_err(&r, format!("unknown team {}", p.team)));
-        }
-        if !tracks.contains(p.track.as_str()) {
-            return Err(row_err(&r, format!("unknown track {}", p.track)));
-        }
-        validate::name("title", &p.title, validate::TITLE_MAX).map_err(|m| row_err(&r, m))?;
-        validate::text("tagline", &p.tagline, validate::TAGLINE_MAX).map_err(|m| row_err(&r, m))?;
-        validate::text("summary", &p.summary, validate::SUMMARY_MAX).map_err(|m| row_err(&r, m))?;
-        validate::text("description", &p.description, validate::DESCRIPTION_MAX)
-            .map_err(|m| row_err(&r, m))?;
-        validate::url("repo_url", &p.repo_url).map_err(|m| row_err(&r, m))?;
-        validate::url("demo_url", &p.demo_url).map_err(|m| row_err(&r, m))?;
-        validate::tags("tags", &p.tags).map_err(|m| row_err(&r, m))?;
-        match (p.status.as_str(), p.submitted_at) {
-            ("submitted", Some(_)) | ("draft", None) | ("withdrawn", _) => {}
-            ("submitted", None) => {
-                return Err(row_err(&r, "a submitted project needs submitted_at"));
-            }
-            ("draft", Some(_)) => return Err(row_err(&r, "a draft has no submitted_at")),
-            (s, _) => return Err(row_err(&r, format!("unknown status {s:?}"))),
-        }
-        project_status.insert(p.external_id.as_str(), p.status.as_str());
-    }
-    let criteria: HashMap<&str, &FxCriterion> =
-        f.criteria.iter().map(|c| (c.key.as_str(), c)).collect();
-    for c in &f.criteria {
-        let r = format!("criterion {}", c.key);
-        if !(c.weight > 0.0 && c.weight.is_finite()) || c.min >= c.max {
-            return Err(row_err(&r, "weight must be positive and min below max"));
-        }
-    }
-    let judges: HashSet<&str> = f.judges.iter().map(|j| j.external_id.as_str()).collect();
-    let mut reviewed = HashSet::new();
-    for (i, rv) in f.reviews.iter().enumerate() {
-        let r = format!("review #{} ({} on {})", i + 1, rv.judge, rv.project);
-        if !judges.contains(rv.judge.as_str()) {
-            return Err(row_err(&r, "unknown judge"));
-        }
-        if !project_status.contains_key(rv.project.as_str()) {
-            return Err(row_err(&r, "unknown project"));
-        }
-        validate::text("comment", &rv.comment, super::judging::COMMENT_MAX)
-            .map_err(|m| row_err(&r, m))?;
-        if !reviewed.insert((rv.judge.as_str(), rv.project.as_str())) {
-            return Err(row_err(&r, "a judge reviews a project once"));
-        }
-        for (k, v) in &rv.scores {
-            let c = criteria
-                .get(k.as_str())
-                .ok_or_else(|| row_err(&r, format!("unknown criterion {k}")))?;
-            if *v < c.min as i64 || *v > c.max as i64 {
-                return Err(row_err(
-                    &r,
-                    format!("score {v} for {k} is outside {}..{}", c.min, c.max),
-                ));
-            }
-        }
-        if rv.scores.len() != criteria.len() {
-            return Err(row_err(&r, "a review scores every criterion"));
-        }
-    }
-    Ok(())
 }
 
 /// Writes the fixture inside `txn` and appends one `event.imported` audit entry.
@@ -487,12 +216,12 @@ pub async fn import<C: ConnectionTrait>(
         }
     }
 
-    let existing_teams: HashMap<String, i64> = team::Entity::find()
+    let existing_teams: HashMap<String, team::Model> = team::Entity::find()
         .filter(team::Column::EventId.eq(ev.id))
         .all(txn)
         .await?
         .into_iter()
-        .map(|t| (t.external_id, t.id))
+        .map(|t| (t.external_id.clone(), t))
         .collect();
     let judge_users: HashSet<i64> = memberships
         .iter()
@@ -503,8 +232,8 @@ pub async fn import<C: ConnectionTrait>(
     let mut team_ids = HashMap::new();
     for t in &f.teams {
         let r = format!("team {}", t.external_id);
-        let id = match existing_teams.get(&t.external_id) {
-            Some(id) => *id,
+        let team = match existing_teams.get(&t.external_id) {
+            Some(team) => team.clone(),
             None => {
                 n.teams += 1;
                 team::ActiveModel {
@@ -518,10 +247,9 @@ pub async fn import<C: ConnectionTrait>(
                 }
                 .insert(txn)
                 .await?
-                .id
             }
         };
-        team_ids.insert(t.external_id.as_str(), id);
+        team_ids.insert(t.external_id.as_str(), team.id);
         for m in &t.members {
             let uid = user_ids[m.as_str()];
             if judge_users.contains(&uid) {
@@ -531,7 +259,7 @@ pub async fn import<C: ConnectionTrait>(
                 ));
             }
             match members_now.iter().find(|tm| tm.user_id == uid) {
-                Some(tm) if tm.team_id == id => continue,
+                Some(tm) if tm.team_id == team.id => continue,
                 Some(_) => {
                     return Err(row_err(
                         &r,
@@ -545,15 +273,7 @@ pub async fn import<C: ConnectionTrait>(
                 insert_membership(txn, uid, ev.id, Role::Participant, None, "[]").await?;
             }
             n.team_members += 1;
-            team_member::ActiveModel {
-                event_id: Set(ev.id),
-                team_id: Set(id),
-                user_id: Set(uid),
-                created_at: Set(t0),
-                ..Default::default()
-            }
-            .insert(txn)
-            .await?;
+            insert_member(txn, &team, uid).await?;
         }
     }
 
@@ -615,7 +335,7 @@ async fn import_judging<C: ConnectionTrait>(
     f: &Fixture,
     n: &mut ImportCounts,
 ) -> AppResult<()> {
-    let rubric = super::judging::rubric(txn, ev.id).await?;
+    let rubric = judges::rubric(txn, ev.id).await?;
     for c in &f.criteria {
         if rubric.iter().any(|r| r.key == c.key) {
             continue;
@@ -638,10 +358,7 @@ async fn import_judging<C: ConnectionTrait>(
     if f.reviews.is_empty() {
         return Ok(());
     }
-    let judges: HashMap<String, membership::Model> = membership::Entity::find()
-        .filter(membership::Column::EventId.eq(ev.id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
-        .all(txn)
+    let judges: HashMap<String, membership::Model> = judges::judges_of_event(txn, ev.id)
         .await?
         .into_iter()
         .filter_map(|m| m.external_id.clone().map(|x| (x, m)))
@@ -672,7 +389,7 @@ async fn import_judging<C: ConnectionTrait>(
         if existing.contains(&(judge.id, p.id)) {
             continue;
         }
-        let a = super::judging::insert_assignment(txn, judge, p, "import", "done").await?;
+        let a = judging::insert_assignment(txn, judge, p, "import", "done").await?;
         let scores: std::collections::BTreeMap<&String, &i64> = rv.scores.iter().collect();
         let at = rv.submitted_at.unwrap_or(t0);
         let r = review::ActiveModel {
@@ -692,9 +409,40 @@ async fn import_judging<C: ConnectionTrait>(
         }
         .insert(txn)
         .await?;
-        super::judging::insert_revision(txn, &r).await?;
+        judging::insert_revision(txn, &r).await?;
         n.assignments += 1;
         n.reviews += 1;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ImportCounts;
+
+    #[test]
+    fn total_counts_every_kind() {
+        // A distinct bit per kind: a kind left out of the total shows as a missing bit.
+        let c = ImportCounts {
+            events: 1,
+            tracks: 2,
+            people: 4,
+            memberships: 8,
+            teams: 16,
+            team_members: 32,
+            projects: 64,
+            criteria: 128,
+            assignments: 256,
+            reviews: 512,
+        };
+        let by_kind: i64 = serde_json::to_value(&c)
+            .expect("counts serialize")
+            .as_object()
+            .expect("an object")
+            .values()
+            .filter_map(|v| v.as_i64())
+            .sum();
+        assert_eq!(by_kind, 1023);
+        assert_eq!(i64::from(c.total()), by_kind);
+    }
 }

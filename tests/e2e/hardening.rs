@@ -1,0 +1,224 @@
+//! Cases from the outside review (issue #7) that each failed before their fix: invisible
+//! formatting in single-line text, and CSV cells that were mangled or slipped a formula
+//! through.
+
+use serde_json::{Value, json};
+
+use crate::harness::{App, assert_bad_input};
+
+e2e! {
+    invisible_formatting_is_refused_in_single_line_text,
+    csv_keeps_numbers_and_neutralizes_disguised_formulas,
+}
+
+async fn invisible_formatting_is_refused_in_single_line_text(app: App) {
+    let s = app.scenario().await;
+    let audit = app.audit_head().await;
+    let create =
+        "mutation($e: String!, $i: ProjectInput!) { createProject(event: $e, input: $i) { id } }";
+    let update =
+        "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }";
+    // A right-to-left override makes "Good project<RLO>gnp.exe" read as "Good projectexe.png".
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            create,
+            json!({ "e": s.event_a, "i": { "title": "Good project\u{202E}gnp.exe", "track": s.track_a } }),
+        )
+        .await;
+    assert_bad_input(&r, &["title"]);
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            update,
+            json!({ "id": s.draft, "i": { "tagline": "\u{2067}isolated\u{2069}" } }),
+        )
+        .await;
+    assert_bad_input(&r, &["tagline"]);
+    let r = app
+        .gql_as(
+            &s.organizer_a,
+            "mutation($e: String!, $n: String!) { createTrack(event: $e, name: $n) { id } }",
+            json!({ "e": s.event_a, "n": "Track\u{200B}A1" }),
+        )
+        .await;
+    assert_bad_input(&r, &["name"]);
+    let r = app
+        .gql(
+            "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token } }",
+            json!({ "e": format!("rlo-{}@example.org", crate::harness::unique()), "p": crate::harness::PASSWORD, "n": "Admin\u{202E}" }),
+        )
+        .await;
+    assert_bad_input(&r, &["displayName"]);
+    assert_eq!(app.audit_head().await, audit, "refusals write nothing");
+    // Joiners are text, not formatting: an emoji family in a title is kept.
+    app.ok(
+        Some(&s.participant_a),
+        update,
+        json!({ "id": s.draft, "i": { "title": "Family \u{1F468}\u{200D}\u{1F469}" } }),
+    )
+    .await;
+}
+
+/// A small judged event: three judges of different severity score four projects whose
+/// titles and team names try to smuggle formulas past the neutralization.
+fn judged_fixture(tag: &str) -> Value {
+    let projects = [
+        ("p1", "\u{FF1D}1+1"),
+        ("p2", "|=cmd|' /C calc'!A0"),
+        ("p3", "-2+3"),
+        ("p4", "Plain title"),
+    ];
+    let judges = ["j1", "j2", "j3"];
+    let mut reviews = vec![];
+    for (j, severity) in judges.iter().zip([0i64, -1, 1]) {
+        for (i, (p, _)) in projects.iter().enumerate() {
+            reviews.push(json!({
+                "judge": format!("{j}_{tag}"),
+                "project": format!("{p}_{tag}"),
+                "scores": { "impact": (1 + i as i64 + severity).clamp(1, 5) },
+                "comment": " =HYPERLINK(\"http://x\")",
+                "submitted_at": "2026-01-12T10:00:00Z"
+            }));
+        }
+    }
+    json!({
+        "format": "verdict.event.v1",
+        "event": {
+            "external_id": format!("evt_{tag}"), "slug": format!("csv-{tag}"), "name": "CSV",
+            "submissions_open": "2026-01-10T09:00:00Z", "submissions_close": "2026-01-11T09:00:00Z",
+            "judging_open": "2026-01-12T09:00:00Z", "judging_close": "2026-01-13T09:00:00Z",
+            "voting_open": null, "voting_close": null, "reviews_per_project": 3, "max_team_size": 3
+        },
+        "tracks": [ { "external_id": format!("trk_{tag}"), "name": "Only track" } ],
+        "people": [
+            { "external_id": format!("o_{tag}"), "email": format!("csv-o-{tag}@example.org"), "display_name": "Org" },
+            { "external_id": format!("u1_{tag}"), "email": format!("csv-1-{tag}@example.org"), "display_name": "J1" },
+            { "external_id": format!("u2_{tag}"), "email": format!("csv-2-{tag}@example.org"), "display_name": "J2" },
+            { "external_id": format!("u3_{tag}"), "email": format!("csv-3-{tag}@example.org"), "display_name": "J3" },
+            { "external_id": format!("u4_{tag}"), "email": format!("csv-4-{tag}@example.org"), "display_name": "Builder" }
+        ],
+        "organizers": [ format!("o_{tag}") ],
+        "judges": judges.iter().enumerate().map(|(i, j)| json!({
+            "external_id": format!("{j}_{tag}"), "person": format!("u{}_{tag}", i + 1), "tracks": []
+        })).collect::<Vec<_>>(),
+        "teams": projects.iter().map(|(p, _)| json!({
+            "external_id": format!("t{p}_{tag}"), "name": "@SUM(A1)", "members": if *p == "p1" { vec![format!("u4_{tag}")] } else { vec![] }
+        })).collect::<Vec<_>>(),
+        "projects": projects.iter().map(|(p, title)| json!({
+            "external_id": format!("{p}_{tag}"), "team": format!("t{p}_{tag}"), "track": format!("trk_{tag}"),
+            "title": title, "tagline": " +tagline", "summary": "", "repo_url": "", "demo_url": "",
+            "tags": [], "status": "submitted", "submitted_at": "2026-01-11T08:00:00Z"
+        })).collect::<Vec<_>>(),
+        "criteria": [ { "key": "impact", "name": "Impact", "weight": 1.0, "min": 1, "max": 5, "position": 1 } ],
+        "reviews": reviews
+    })
+}
+
+/// Splits CSV text into cells (the exports quote cells with commas, quotes or newlines).
+fn cells(csv: &str) -> Vec<Vec<String>> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(csv.as_bytes());
+    rdr.records()
+        .map(|r| r.expect("valid CSV").iter().map(str::to_owned).collect())
+        .collect()
+}
+
+async fn csv_keeps_numbers_and_neutralizes_disguised_formulas(app: App) {
+    let admin = app.site_admin().await;
+    let tag = crate::harness::unique();
+    let slug = format!("csv-{tag}");
+    let imported = app
+        .ok(
+            Some(&admin),
+            "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+            json!({ "f": judged_fixture(&tag) }),
+        )
+        .await;
+    assert!(imported["importEvent"]["inserted"].as_i64().unwrap_or(0) > 0);
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!) { runCalibration(event: $e, seed: 7, bootstrap: 50) { id } }",
+        json!({ "e": slug }),
+    )
+    .await;
+    let export = |kind: &'static str| {
+        let app = &app;
+        let admin = &admin;
+        let slug = &slug;
+        async move {
+            let d = app
+                .ok(
+                    Some(admin),
+                    "query($e: String!, $k: ExportKind!) { event(slug: $e) { export(kind: $k) } }",
+                    json!({ "e": slug, "k": kind }),
+                )
+                .await;
+            cells(d["event"]["export"].as_str().expect("csv text"))
+        }
+    };
+
+    // Numbers stay numbers: the lenient judge's negative offset is `-1...`, not `'-1...`.
+    let judges = export("JUDGES").await;
+    let offset = judges[0]
+        .iter()
+        .position(|h| h == "offset")
+        .expect("offset column");
+    let offsets: Vec<&str> = judges[1..].iter().map(|r| r[offset].as_str()).collect();
+    assert!(
+        offsets.iter().any(|o| o.starts_with('-')),
+        "a judge is more severe than the others: {offsets:?}"
+    );
+    for o in &offsets {
+        assert!(o.parse::<f64>().is_ok(), "offset {o:?} is a number");
+    }
+    let results = export("RESULTS").await;
+    let quality = results[0]
+        .iter()
+        .position(|h| h == "quality")
+        .expect("quality column");
+    let qualities: Vec<&str> = results[1..].iter().map(|r| r[quality].as_str()).collect();
+    for q in &qualities {
+        assert!(q.parse::<f64>().is_ok(), "quality {q:?} is a number");
+    }
+
+    // Text that a spreadsheet would run is neutralized, however it is disguised.
+    let projects = export("PROJECTS").await;
+    let title = projects[0]
+        .iter()
+        .position(|h| h == "title")
+        .expect("title column");
+    let tagline = projects[0]
+        .iter()
+        .position(|h| h == "tagline")
+        .expect("tagline column");
+    for row in &projects[1..] {
+        if row[title] != "Plain title" {
+            assert!(
+                row[title].starts_with('\''),
+                "title {:?} is neutralized",
+                row[title]
+            );
+        } else {
+            assert_eq!(row[title], "Plain title");
+        }
+        assert!(row[tagline].starts_with('\''), "tagline {:?}", row[tagline]);
+    }
+    let scores = export("SCORES").await;
+    let comment = scores[0]
+        .iter()
+        .position(|h| h == "comment")
+        .expect("comment column");
+    for row in &scores[1..] {
+        assert!(row[comment].starts_with('\''), "comment {:?}", row[comment]);
+    }
+    let teams = export("TEAMS").await;
+    let name = teams[0]
+        .iter()
+        .position(|h| h == "name")
+        .expect("name column");
+    for row in &teams[1..] {
+        assert_eq!(row[name], "'@SUM(A1)");
+    }
+}

@@ -10,6 +10,8 @@ e2e! {
     invisible_formatting_is_refused_in_single_line_text,
     csv_keeps_numbers_and_neutralizes_disguised_formulas,
     result_bundles_fail_on_any_byte_and_show_only_their_event,
+    log_in_throttle_holds_under_concurrent_guesses ["--login-attempts", "10"],
+    guessers_cannot_lock_the_owner_out ["--login-attempts", "3"],
 }
 
 async fn invisible_formatting_is_refused_in_single_line_text(app: App) {
@@ -355,4 +357,105 @@ async fn result_bundles_fail_on_any_byte_and_show_only_their_event(app: App) {
             }
         }
     }
+}
+
+const LOG_IN: &str =
+    "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token } }";
+
+/// A client whose requests come from `ip` (any 127.0.0.0/8 address is this machine).
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(ip.parse::<std::net::IpAddr>().expect("an IP address"))
+        .build()
+        .expect("http client")
+}
+
+/// Logs in from `ip`; the error code, or None on success.
+async fn log_in_from(app: &App, ip: &str, email: &str, password: &str) -> Option<String> {
+    let r: Value = client_from(ip)
+        .post(app.url("/graphql"))
+        .json(&json!({ "query": LOG_IN, "variables": { "e": email, "p": password } }))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    match crate::harness::error_code(&r) {
+        Some(code) => Some(code),
+        None => {
+            assert!(r["data"]["logIn"]["token"].is_string(), "{r}");
+            None
+        }
+    }
+}
+
+async fn log_in_throttle_holds_under_concurrent_guesses(app: App) {
+    let email = format!("victim-{}@example.org", crate::harness::unique());
+    app.sign_up(&email).await;
+    let guesses = (0..100).map(|i| {
+        let app = &app;
+        let email = &email;
+        async move { log_in_from(app, "127.0.0.1", email, &format!("wrong guess {i}")).await }
+    });
+    let codes = futures_util::future::join_all(guesses).await;
+    let count = |c: &str| codes.iter().filter(|x| x.as_deref() == Some(c)).count();
+    assert_eq!(
+        (count("UNAUTHENTICATED"), count("RATE_LIMITED")),
+        (10, 90),
+        "exactly the limit of passwords is checked, the rest refused, nothing else: {codes:?}"
+    );
+    // That address is done with this account for the window; the owner elsewhere is not.
+    assert_eq!(
+        log_in_from(&app, "127.0.0.1", &email, crate::harness::PASSWORD)
+            .await
+            .as_deref(),
+        Some("RATE_LIMITED")
+    );
+    assert_eq!(
+        log_in_from(&app, "127.0.0.2", &email, crate::harness::PASSWORD).await,
+        None
+    );
+}
+
+async fn guessers_cannot_lock_the_owner_out(app: App) {
+    let email = format!("owner-{}@example.org", crate::harness::unique());
+    app.sign_up(&email).await;
+    let password = crate::harness::PASSWORD;
+    // The owner has logged in from home before.
+    assert_eq!(log_in_from(&app, "127.0.0.2", &email, password).await, None);
+    // Guessers from ten addresses spend the account's ceiling (10 x 3 attempts).
+    for n in 10..20 {
+        for i in 0..3 {
+            let ip = format!("127.0.1.{n}");
+            assert_eq!(
+                log_in_from(&app, &ip, &email, &format!("guess {i}"))
+                    .await
+                    .as_deref(),
+                Some("UNAUTHENTICATED")
+            );
+        }
+    }
+    // A new address is now refused even with the right password: guessing is capped ...
+    assert_eq!(
+        log_in_from(&app, "127.0.1.99", &email, password)
+            .await
+            .as_deref(),
+        Some("RATE_LIMITED")
+    );
+    // ... but the owner, at an address they used before, still gets in.
+    assert_eq!(log_in_from(&app, "127.0.0.2", &email, password).await, None);
+    // One address spraying many accounts is stopped at five times the per-account limit.
+    let mut codes = vec![];
+    for n in 0..6 {
+        let other = format!("spray-{n}-{}@example.org", crate::harness::unique());
+        for i in 0..3 {
+            codes.push(log_in_from(&app, "127.0.2.1", &other, &format!("guess {i}")).await);
+        }
+    }
+    let limited = codes
+        .iter()
+        .filter(|c| c.as_deref() == Some("RATE_LIMITED"))
+        .count();
+    assert_eq!(limited, 3, "15 of 18 attempts are checked: {codes:?}");
 }

@@ -12,11 +12,23 @@
 //! | `publication.json` | the publication (version, final, time) and its signature |
 //! | `public-key.pem` | the deployment's Ed25519 public key |
 //! | `checkpoint.json` | a signed audit checkpoint at or above the run's audit entry |
-//! | `audit.json` | the audit rows from the run's entry up to the checkpoint |
+//! | `audit.json` | the audit rows from the run's entry up to the checkpoint; rows of other events carry an empty `payload` (withheld) |
 //!
 //! Verification re-runs the estimator from `inputs.json` and `params.json`, compares the
 //! canonical result byte for byte, checks both signatures, and recomputes the audit rows
 //! from the run's entry to the signed checkpoint head.
+//!
+//! Every byte counts: each file must be exactly what export writes (the JSON files are
+//! re-serialized and compared byte for byte, the key re-encoded), so a bundle that differs
+//! from a valid one in any byte fails. The pointers that are not signed themselves
+//! (`run.json`'s and `publication.json`'s `audit_seq`) are checked against the audit rows,
+//! which the signed checkpoint covers.
+//!
+//! Other events' audit rows are in the bundle only because the chain runs through them.
+//! Their payloads (titles, names, scores of another event) are withheld; the row hash
+//! commits to a payload only through `payload_hash`, so the chain still recomputes. A
+//! verifier should pin the deployment's key (`--key FINGERPRINT` or `--public-key FILE`);
+//! without a pin it trusts the key inside the bundle and says so.
 
 use std::path::Path;
 
@@ -85,12 +97,20 @@ pub async fn export<C: ConnectionTrait>(
         .await?
         .ok_or(AppError::NotFound("calibration run"))?;
     let checkpoint = audit::checkpoint(db, signer).await?;
-    let rows = audit_event::Entity::find()
+    let rows: Vec<audit_event::Model> = audit_event::Entity::find()
         .filter(audit_event::Column::Seq.gte(run.audit_seq))
         .filter(audit_event::Column::Seq.lte(checkpoint.seq))
         .order_by_asc(audit_event::Column::Seq)
         .all(db)
-        .await?;
+        .await?
+        .into_iter()
+        .map(|mut row| {
+            if row.event != e.external_id {
+                row.payload = String::new();
+            }
+            row
+        })
+        .collect();
     if dir.exists()
         && std::fs::read_dir(dir)
             .map(|mut d| d.next().is_some())
@@ -146,6 +166,10 @@ pub async fn export<C: ConnectionTrait>(
 pub struct Report {
     pub passed: Vec<String>,
     pub failed: Vec<String>,
+    /// The fingerprint of the key the signatures were checked with.
+    pub trusted_key: Option<String>,
+    /// Whether that key was pinned by the caller (rather than taken from the bundle).
+    pub pinned: bool,
 }
 
 impl Report {
@@ -161,14 +185,47 @@ impl Report {
     }
 }
 
-fn read(dir: &Path, name: &str, report: &mut Report) -> Option<String> {
-    match std::fs::read_to_string(dir.join(name)) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            report.failed.push(format!("{name}: cannot read ({e})"));
-            None
-        }
+/// The key a verifier trusts, named by the person verifying.
+#[derive(Debug, Clone)]
+pub enum Pin {
+    /// The key's SHA-256 fingerprint (hex, as `/.well-known/verdict-signing-key` gives it).
+    Fingerprint(String),
+    /// The key itself, as PEM.
+    PublicKeyPem(String),
+}
+
+/// The files of a bundle, in the order export writes them.
+pub const FILES: [&str; 8] = [
+    "inputs.json",
+    "params.json",
+    "result.json",
+    "run.json",
+    "publication.json",
+    "public-key.pem",
+    "checkpoint.json",
+    "audit.json",
+];
+
+/// Verifies a bundle directory offline. Never touches a database or the network.
+pub fn verify(dir: &Path, pin: Option<&Pin>) -> Report {
+    let mut failed = vec![];
+    let files: Vec<Vec<u8>> = FILES
+        .iter()
+        .map(|f| match std::fs::read(dir.join(f)) {
+            Ok(b) => b,
+            Err(e) => {
+                failed.push(format!("{f}: cannot read ({e})"));
+                vec![]
+            }
+        })
+        .collect();
+    if !failed.is_empty() {
+        return Report {
+            failed,
+            ..Default::default()
+        };
     }
+    verify_files(&files, pin)
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(name: &str, text: &str, report: &mut Report) -> Option<T> {
@@ -181,51 +238,73 @@ fn parse<T: for<'de> Deserialize<'de>>(name: &str, text: &str, report: &mut Repo
     }
 }
 
-/// Verifies a bundle offline. Never touches a database or the network.
-pub fn verify(dir: &Path) -> Report {
+/// Verifies a bundle's files (their bytes, in the order of [`FILES`]).
+pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
     let mut r = Report::default();
-    let files = [
-        "inputs.json",
-        "params.json",
-        "result.json",
-        "run.json",
-        "publication.json",
-        "public-key.pem",
-        "checkpoint.json",
-        "audit.json",
-    ];
-    let texts: Vec<Option<String>> = files.iter().map(|f| read(dir, f, &mut r)).collect();
+    let mut texts = Vec::with_capacity(FILES.len());
+    for (name, bytes) in FILES.iter().zip(files) {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => texts.push(t),
+            Err(_) => r.failed.push(format!("{name}: not UTF-8")),
+        }
+    }
     let [
-        Some(inputs),
-        Some(params),
-        Some(result),
-        Some(run),
-        Some(publication),
-        Some(pem),
-        Some(checkpoint),
-        Some(audit_rows),
-    ] = <[Option<String>; 8]>::try_from(texts).unwrap_or_default()
-    else {
+        inputs,
+        params,
+        result,
+        run,
+        publication,
+        pem,
+        checkpoint,
+        audit_rows,
+    ] = <[&str; 8]>::try_from(texts).unwrap_or_default();
+    if !r.failed.is_empty() {
         return r;
-    };
-    let key = match PublicKey::from_pem(&pem) {
-        Ok(k) => k,
-        Err(_) => {
+    }
+    let key = match PublicKey::from_pem(pem) {
+        Ok(k) if k.to_pem() == pem => k,
+        _ => {
             r.failed
-                .push("public-key.pem: not an Ed25519 public key".into());
+                .push("public-key.pem: not an Ed25519 public key as export writes it".into());
             return r;
         }
     };
-    let (Some(run), Some(publication), Some(checkpoint), Some(rows)) = (
-        parse::<RunFile>("run.json", &run, &mut r),
-        parse::<PublicationFile>("publication.json", &publication, &mut r),
-        parse::<Checkpoint>("checkpoint.json", &checkpoint, &mut r),
-        parse::<Vec<audit_event::Model>>("audit.json", &audit_rows, &mut r),
+    let (Some(run_file), Some(publication_file), Some(checkpoint_file), Some(rows)) = (
+        parse::<RunFile>("run.json", run, &mut r),
+        parse::<PublicationFile>("publication.json", publication, &mut r),
+        parse::<Checkpoint>("checkpoint.json", checkpoint, &mut r),
+        parse::<Vec<audit_event::Model>>("audit.json", audit_rows, &mut r),
     ) else {
         return r;
     };
+    r.check(
+        pretty(&run_file) == run
+            && pretty(&publication_file) == publication
+            && pretty(&checkpoint_file) == checkpoint
+            && pretty(&rows) == audit_rows,
+        "run.json, publication.json, checkpoint.json and audit.json are byte for byte as exported",
+    );
+    let (run, publication, checkpoint) = (run_file, publication_file, checkpoint_file);
 
     let fingerprint = key.fingerprint();
+    r.trusted_key = Some(fingerprint.clone());
+    match pin {
+        None => {}
+        Some(Pin::Fingerprint(f)) => {
+            r.pinned = true;
+            r.check(
+                f.trim().eq_ignore_ascii_case(&fingerprint),
+                "the bundle's key is the pinned key",
+            );
+        }
+        Some(Pin::PublicKeyPem(p)) => {
+            r.pinned = true;
+            r.check(
+                PublicKey::from_pem(p).is_ok_and(|k| k.fingerprint() == fingerprint),
+                "the bundle's key is the pinned key",
+            );
+        }
+    }
     r.check(
         run.key_fingerprint == fingerprint && checkpoint.key_fingerprint == fingerprint,
         "key fingerprint matches run and checkpoint",
@@ -242,26 +321,6 @@ pub fn verify(dir: &Path) -> Report {
         run.engine_version == calibrate::ENGINE_VERSION,
         "engine version matches this verifier",
     );
-
-    // Re-run the estimator from the pinned inputs.
-    match (
-        serde_json::from_str::<CalibrationInput>(&inputs),
-        serde_json::from_str::<Params>(&params),
-    ) {
-        (Ok(input), Ok(p)) => {
-            let recomputed = calibrate::canonical_json(&calibrate::calibrate(&input, &p));
-            r.check(
-                recomputed == result,
-                "re-running the estimator reproduces result.json byte for byte",
-            );
-            let canonical_params = crate::domain::results::params_json(&p);
-            r.check(canonical_params == params, "params.json is canonical");
-        }
-        _ => r
-            .failed
-            .push("inputs.json or params.json does not parse".into()),
-    }
-
     r.check(
         key.verify(
             RUN_TAG,
@@ -270,7 +329,7 @@ pub fn verify(dir: &Path) -> Report {
                 &run.run,
                 &run.created_at,
                 &run.engine_version,
-                &params,
+                params,
                 &run.inputs_hash,
                 &run.result_hash,
             ),
@@ -304,16 +363,25 @@ pub fn verify(dir: &Path) -> Report {
         "checkpoint signature (verdict.checkpoint.v1)",
     );
     r.check(
-        run.audit_seq <= checkpoint.seq,
-        "the run's audit entry is at or below the checkpoint",
+        run.audit_seq <= checkpoint.seq && publication.audit_seq <= checkpoint.seq,
+        "the run's and the publication's audit entries are at or below the checkpoint",
     );
 
-    // The audit rows link the run's entry to the signed head.
+    // The audit rows link the run's entry to the signed head. Rows of the run's event are
+    // checked whole; other events' rows, whose payloads are withheld, by their link.
     let mut chain_ok = !rows.is_empty() && rows[0].seq == run.audit_seq;
     if chain_ok {
         let mut prev = rows[0].prev_hash.clone();
         for (i, row) in rows.iter().enumerate() {
-            if audit::check_row(row, &prev, run.audit_seq + i as i64).is_some() {
+            let seq = run.audit_seq + i as i64;
+            let problem = if row.event == run.event {
+                audit::check_row(row, &prev, seq)
+            } else {
+                audit::check_link(row, &prev, seq).or_else(|| {
+                    (!row.payload.is_empty()).then_some("another event's payload is not withheld")
+                })
+            };
+            if problem.is_some() {
                 chain_ok = false;
                 break;
             }
@@ -341,25 +409,49 @@ pub fn verify(dir: &Path) -> Report {
             .is_some_and(|row| row.action == "calibration.ran" && row.event == run.event),
         "the run's audit entry records this run and its hashes",
     );
-    if publication.audit_seq <= checkpoint.seq {
-        let pub_row = rows
-            .iter()
-            .find(|row| row.seq == publication.audit_seq)
-            .and_then(|row| {
-                serde_json::from_str::<serde_json::Value>(&row.payload)
-                    .ok()
-                    .map(|p| (row.action.clone(), p))
-            });
-        r.check(
-            pub_row.is_some_and(|(action, p)| {
-                action == "results.published"
-                    && p["version"] == publication.version
-                    && p["final"] == publication.is_final
-                    && p["run"] == publication.run.as_str()
-                    && p["published_at"] == publication.published_at.as_str()
-            }),
-            "the publication's audit entry records this publication",
-        );
+    let pub_row = rows
+        .iter()
+        .find(|row| row.seq == publication.audit_seq)
+        .filter(|row| row.event == publication.event)
+        .and_then(|row| {
+            serde_json::from_str::<serde_json::Value>(&row.payload)
+                .ok()
+                .map(|p| (row.action.clone(), p))
+        });
+    r.check(
+        pub_row.is_some_and(|(action, p)| {
+            action == "results.published"
+                && p["version"] == publication.version
+                && p["final"] == publication.is_final
+                && p["run"] == publication.run.as_str()
+                && p["published_at"] == publication.published_at.as_str()
+        }),
+        "the publication's audit entry records this publication",
+    );
+
+    // Re-run the estimator last, and only for a bundle that passed everything else: it is
+    // the one expensive check.
+    if !r.failed.is_empty() {
+        r.failed
+            .push("the estimator was not re-run: earlier checks failed".into());
+        return r;
+    }
+    match (
+        serde_json::from_str::<CalibrationInput>(inputs),
+        serde_json::from_str::<Params>(params),
+    ) {
+        (Ok(input), Ok(p)) => {
+            let canonical_params = crate::domain::results::params_json(&p);
+            r.check(canonical_params == params, "params.json is canonical");
+            let recomputed = calibrate::canonical_json(&calibrate::calibrate(&input, &p));
+            r.check(
+                recomputed == result,
+                "re-running the estimator reproduces result.json byte for byte",
+            );
+        }
+        _ => r
+            .failed
+            .push("inputs.json or params.json does not parse".into()),
     }
     r
 }

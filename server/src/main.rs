@@ -108,7 +108,18 @@ enum ResultsCmd {
     },
     /// Offline: re-run the estimator from a bundle's pinned inputs and check its hashes and
     /// signatures. Exit 0 on PASS, 1 naming what failed.
-    Verify { dir: std::path::PathBuf },
+    Verify {
+        /// The bundle directory written by `results export`.
+        dir: std::path::PathBuf,
+        /// Trust only the key with this SHA-256 fingerprint (hex; the deployment publishes
+        /// it at /.well-known/verdict-signing-key). Without --key or --public-key the key
+        /// inside the bundle is trusted, and the verifier says so.
+        #[arg(long, value_name = "FINGERPRINT", conflicts_with = "public_key")]
+        key: Option<String>,
+        /// Trust only this Ed25519 public key (PEM file).
+        #[arg(long, value_name = "FILE")]
+        public_key: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -207,8 +218,30 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             verdict::bundle::export(&db.conn, &signer, &event, &dir).await?;
             println!("bundle written to {}", dir.display());
         }
-        Command::Results(ResultsCmd::Verify { dir }) => {
-            let report = verdict::bundle::verify(&dir);
+        Command::Results(ResultsCmd::Verify {
+            dir,
+            key,
+            public_key,
+        }) => {
+            let pin = match (key, public_key) {
+                (Some(f), _) => Some(verdict::bundle::Pin::Fingerprint(f)),
+                (None, Some(path)) => match std::fs::read_to_string(&path) {
+                    Ok(pem) => Some(verdict::bundle::Pin::PublicKeyPem(pem)),
+                    Err(e) => {
+                        eprintln!("cannot read {}: {e}", path.display());
+                        return Ok(ExitCode::FAILURE);
+                    }
+                },
+                (None, None) => None,
+            };
+            let report = verdict::bundle::verify(&dir, pin.as_ref());
+            match (&report.trusted_key, report.pinned) {
+                (Some(f), true) => println!("key   pinned: {f}"),
+                (Some(f), false) => {
+                    println!("key   {f} (taken from the bundle: pin it with --key {f})")
+                }
+                (None, _) => {}
+            }
             for p in &report.passed {
                 println!("ok    {p}");
             }

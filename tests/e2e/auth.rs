@@ -171,15 +171,11 @@ async fn log_in_throttling(app: App) {
         )
         .await;
     assert_code(&r, "RATE_LIMITED");
-    // The address used up its budget too: another account from it waits as well.
+    // The owner is not locked out by a guesser: the count is per account and address
+    // (see hardening.rs for addresses other than this one). Another account from this
+    // address still logs in: the address budget is five times the per-account one.
     app.sign_up("bystander@example.org").await;
-    let r = app
-        .gql(
-            LOG_IN,
-            json!({ "e": "bystander@example.org", "p": PASSWORD }),
-        )
-        .await;
-    assert_code(&r, "RATE_LIMITED");
+    app.log_in("bystander@example.org", PASSWORD).await;
 }
 
 async fn api_tokens(app: App) {

@@ -9,6 +9,7 @@ mod harness;
 mod audit;
 mod auth;
 mod authz;
+mod hardening;
 mod import;
 mod input;
 mod judging;

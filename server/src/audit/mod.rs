@@ -207,11 +207,8 @@ pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
 /// What is wrong with row `r`, if anything, given the previous row's hash and the seq it
 /// must have. Shared by `audit verify` and the offline bundle verifier.
 pub fn check_row(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'static str> {
-    if r.seq != seq {
-        return Some("seq is not contiguous");
-    }
-    if r.prev_hash != prev {
-        return Some("prev_hash does not match the previous row");
+    if let Some(why) = check_place(r, prev, seq) {
+        return Some(why);
     }
     if sha256_hex(r.payload.as_bytes()) != r.payload_hash {
         return Some("payload does not match payload_hash");
@@ -222,6 +219,28 @@ pub fn check_row(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'stati
     if !canonical {
         return Some("payload is not canonical JSON");
     }
+    check_hash(r)
+}
+
+/// [`check_row`] without the payload: the row's place in the chain and its hash, recomputed
+/// from its header and `payload_hash`. Enough to carry the chain across a row whose payload
+/// is withheld (another event's row in a result bundle): the row hash commits to the
+/// payload only through `payload_hash`.
+pub fn check_link(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'static str> {
+    check_place(r, prev, seq).or_else(|| check_hash(r))
+}
+
+fn check_place(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'static str> {
+    if r.seq != seq {
+        return Some("seq is not contiguous");
+    }
+    if r.prev_hash != prev {
+        return Some("prev_hash does not match the previous row");
+    }
+    None
+}
+
+fn check_hash(r: &audit_event::Model) -> Option<&'static str> {
     let h = row_hash(
         &r.prev_hash,
         r.seq,
@@ -233,10 +252,7 @@ pub fn check_row(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'stati
         &r.object_id,
         &r.payload_hash,
     );
-    if h != r.row_hash {
-        return Some("row_hash does not match the row");
-    }
-    None
+    (h != r.row_hash).then_some("row_hash does not match the row")
 }
 
 /// A signed statement of the chain's head: anyone holding the public key can check that

@@ -75,60 +75,153 @@ async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<Str
     Ok(token)
 }
 
-/// Refuses with RATE_LIMITED when `bucket` has `limit` failures in the current window.
-async fn check_throttle<C: ConnectionTrait>(db: &C, bucket: &str, limit: i32) -> AppResult<()> {
-    if let Some(row) = login_throttle::Entity::find_by_id(bucket.to_owned())
-        .one(db)
-        .await?
-    {
-        let elapsed = (now() - row.window_start).num_seconds();
-        if elapsed < THROTTLE_WINDOW_SECS && row.failures >= limit {
-            return Err(AppError::RateLimited {
-                retry_after: (THROTTLE_WINDOW_SECS - elapsed).max(1) as u64,
-            });
+/// Log-in throttling, counted in the database so it holds across server processes.
+///
+/// Every attempt takes a slot BEFORE the password is checked, in one short write
+/// transaction, so concurrent guesses cannot outrun the count: at most `limit` passwords
+/// are ever checked per window for one bucket, however many arrive at once. Buckets, each
+/// over a fixed window of [`THROTTLE_WINDOW_SECS`]:
+///
+/// - `pair:{email}|{address}`: `limit` attempts (`--login-attempts`). A guesser at one
+///   address is stopped here, and only for this account and address: the owner elsewhere
+///   is not affected, so a guesser cannot lock the owner out.
+/// - `addr:{address}`: [`ADDRESS_FACTOR`] × `limit` attempts, across accounts: one address
+///   spraying many accounts.
+/// - `acct:{email}`: [`ACCOUNT_FACTOR`] × `limit` attempts from addresses the owner has not
+///   logged in from within [`KNOWN_ADDRESS_DAYS`] days: guessing one account from many
+///   addresses is slowed to that ceiling, while the owner, at an address they used before
+///   (marked `seen:{email}|{address}` on each successful log-in), still gets in.
+///
+/// An attempt refused by the pair bucket counts nowhere else. A successful log-in clears
+/// its pair bucket and gives its slot back to the address and account buckets.
+pub const ADDRESS_FACTOR: i32 = 5;
+/// See [`ADDRESS_FACTOR`].
+pub const ACCOUNT_FACTOR: i32 = 10;
+/// See [`ADDRESS_FACTOR`].
+pub const KNOWN_ADDRESS_DAYS: i64 = 90;
+
+struct Buckets {
+    pair: String,
+    addr: String,
+    acct: String,
+    seen: String,
+}
+
+impl Buckets {
+    fn new(email: &str, client: &str) -> Buckets {
+        Buckets {
+            pair: format!("pair:{email}|{client}"),
+            addr: format!("addr:{client}"),
+            acct: format!("acct:{email}"),
+            seen: format!("seen:{email}|{client}"),
         }
     }
+}
+
+/// Locks `bucket`'s row (creating it) and returns it with its window restarted if it
+/// expired.
+async fn locked_bucket<C: ConnectionTrait>(
+    txn: &C,
+    bucket: &str,
+    t: chrono::DateTime<chrono::Utc>,
+) -> AppResult<login_throttle::Model> {
+    use sea_orm::QuerySelect;
+    use sea_orm::sea_query::OnConflict;
+    login_throttle::Entity::insert(login_throttle::ActiveModel {
+        bucket: Set(bucket.to_owned()),
+        window_start: Set(t),
+        failures: Set(0),
+    })
+    .on_conflict(
+        OnConflict::column(login_throttle::Column::Bucket)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(txn)
+    .await?;
+    let mut row = login_throttle::Entity::find_by_id(bucket.to_owned())
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::Internal(format!("throttle bucket {bucket} vanished")))?;
+    if (t - row.window_start).num_seconds() >= THROTTLE_WINDOW_SECS {
+        row.window_start = t;
+        row.failures = 0;
+    }
+    Ok(row)
+}
+
+fn retry_after(row: &login_throttle::Model, t: chrono::DateTime<chrono::Utc>) -> AppError {
+    let elapsed = (t - row.window_start).num_seconds();
+    AppError::RateLimited {
+        retry_after: (THROTTLE_WINDOW_SECS - elapsed).max(1) as u64,
+    }
+}
+
+async fn save_bucket<C: ConnectionTrait>(txn: &C, row: login_throttle::Model) -> AppResult<()> {
+    login_throttle::ActiveModel {
+        bucket: Set(row.bucket),
+        window_start: Set(row.window_start),
+        failures: Set(row.failures.max(0)),
+    }
+    .update(txn)
+    .await?;
     Ok(())
 }
 
-/// Counts one failed log-in against `bucket`, in its own short transaction: the failure
-/// must be remembered although the log-in itself writes nothing. The counter lives in the
-/// database so that it holds across several server processes.
-async fn record_failure(db: &DatabaseConnection, bucket: &str) -> AppResult<()> {
-    use sea_orm::TransactionTrait;
-    let txn = db.begin().await?;
+/// Takes one attempt's slot in each bucket, or refuses with RATE_LIMITED. Committed before
+/// the password is checked: a refused or failed log-in writes only its count.
+async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {
+    let txn = db.write().await?;
     let t = now();
-    match login_throttle::Entity::find_by_id(bucket.to_owned())
-        .one(&txn)
-        .await?
-    {
-        Some(row) if (t - row.window_start).num_seconds() < THROTTLE_WINDOW_SECS => {
-            let failures = row.failures + 1;
-            let mut am = row.into_active_model();
-            am.failures = Set(failures);
-            am.update(&txn).await?;
+    let mut pair = locked_bucket(&txn, &b.pair, t).await?;
+    if pair.failures >= limit {
+        return Err(retry_after(&pair, t));
+    }
+    let mut addr = locked_bucket(&txn, &b.addr, t).await?;
+    if addr.failures >= limit.saturating_mul(ADDRESS_FACTOR) {
+        return Err(retry_after(&addr, t));
+    }
+    let mut acct = locked_bucket(&txn, &b.acct, t).await?;
+    if acct.failures >= limit.saturating_mul(ACCOUNT_FACTOR) {
+        let known = login_throttle::Entity::find_by_id(b.seen.clone())
+            .one(&txn)
+            .await?
+            .is_some_and(|s| (t - s.window_start).num_days() < KNOWN_ADDRESS_DAYS);
+        if !known {
+            return Err(retry_after(&acct, t));
         }
-        Some(row) => {
-            let mut am = row.into_active_model();
-            am.window_start = Set(t);
-            am.failures = Set(1);
-            am.update(&txn).await?;
-        }
-        None => {
-            login_throttle::ActiveModel {
-                bucket: Set(bucket.to_owned()),
-                window_start: Set(t),
-                failures: Set(1),
-            }
-            .insert(&txn)
-            .await?;
-        }
+    }
+    pair.failures += 1;
+    addr.failures += 1;
+    acct.failures += 1;
+    for row in [pair, addr, acct] {
+        save_bucket(&txn, row).await?;
     }
     txn.commit().await?;
     Ok(())
 }
 
-/// Logs in: throttled per email and per client address; an unknown email spends the same
+/// After a successful log-in, inside its transaction: clear the pair bucket, give the slot
+/// back to the address and account buckets, and remember the address as the owner's.
+async fn forgive_attempt<C: ConnectionTrait>(txn: &C, b: &Buckets) -> AppResult<()> {
+    let t = now();
+    login_throttle::Entity::delete_by_id(b.pair.clone())
+        .exec(txn)
+        .await?;
+    for bucket in [&b.addr, &b.acct] {
+        let mut row = locked_bucket(txn, bucket, t).await?;
+        row.failures -= 1;
+        save_bucket(txn, row).await?;
+    }
+    let mut seen = locked_bucket(txn, &b.seen, t).await?;
+    seen.window_start = t;
+    seen.failures = 0;
+    save_bucket(txn, seen).await?;
+    Ok(())
+}
+
+/// Logs in, throttled as [`ADDRESS_FACTOR`] describes; an unknown email spends the same
 /// password verification as a known one.
 pub async fn log_in(
     db: &crate::db::Db,
@@ -138,10 +231,8 @@ pub async fn log_in(
     limit: i32,
 ) -> AppResult<(user::Model, String)> {
     let email = email.trim().to_lowercase();
-    let buckets = [format!("email:{email}"), format!("addr:{client}")];
-    for b in &buckets {
-        check_throttle(&db.conn, b, limit).await?;
-    }
+    let buckets = Buckets::new(&email, client);
+    take_attempt(db, &buckets, limit).await?;
     let found = super::user_by_email(&db.conn, &email).await?;
     let stored = found.as_ref().and_then(|u| u.password_hash.clone());
     let pass_owned = pass.to_owned();
@@ -149,15 +240,10 @@ pub async fn log_in(
         .await
         .map_err(|e| AppError::Internal(e.to_string()))?;
     let Some(u) = found.filter(|_| ok) else {
-        for b in &buckets {
-            record_failure(&db.conn, b).await?;
-        }
         return Err(AppError::BadCredentials);
     };
     let txn = db.write().await?;
-    login_throttle::Entity::delete_by_id(buckets[0].clone())
-        .exec(&txn)
-        .await?;
+    forgive_attempt(&txn, &buckets).await?;
     let token = new_session(&txn, u.id).await?;
     audit::append(
         &txn,

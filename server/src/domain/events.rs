@@ -377,16 +377,74 @@ pub async fn revoke_role<C: ConnectionTrait>(
             ));
         }
     }
+    let (assignments, teams) = release_role(txn, e, &u, &m, role).await?;
     membership::Entity::delete_by_id(m.id).exec(txn).await?;
     audit::append(
         txn,
         Entry::new("membership.revoked", "membership", &m.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
-            .with(json!({ "user": u.public_id, "role": role.as_str() })),
+            .with(json!({
+                "user": u.public_id,
+                "role": role.as_str(),
+                "assignments_removed": assignments,
+                "teams_left": teams,
+            })),
     )
     .await?;
     Ok(())
+}
+
+/// What revoking a role takes with it, before the membership row goes:
+///
+/// - a judge: their unscored assignments and their recusals. A judge who has saved a review
+///   (draft or submitted) is refused with CONFLICT: reviews are the record of the judging
+///   and stay; recuse the judge from teams instead, or leave the role.
+/// - a participant: their place on the event's team, so they lose write access to its
+///   project. The team and its project stay (an organizer action; audited).
+/// - an organizer: nothing else (the last organizer is refused before this).
+///
+/// Returns (assignments removed, teams left).
+async fn release_role<C: ConnectionTrait>(
+    txn: &C,
+    e: &event::Model,
+    u: &entity::user::Model,
+    m: &membership::Model,
+    role: Role,
+) -> AppResult<(u64, u64)> {
+    use entity::{assignment, recusal, review, team_member};
+    match role {
+        Role::Judge => {
+            let reviews = review::Entity::find()
+                .filter(review::Column::JudgeId.eq(m.id))
+                .count(txn)
+                .await?;
+            if reviews > 0 {
+                return Err(AppError::conflict(format!(
+                    "this judge has saved {reviews} review(s), which stay part of the record; \
+                     recuse the judge from teams instead"
+                )));
+            }
+            recusal::Entity::delete_many()
+                .filter(recusal::Column::JudgeId.eq(m.id))
+                .exec(txn)
+                .await?;
+            let removed = assignment::Entity::delete_many()
+                .filter(assignment::Column::JudgeId.eq(m.id))
+                .exec(txn)
+                .await?;
+            Ok((removed.rows_affected, 0))
+        }
+        Role::Participant => {
+            let left = team_member::Entity::delete_many()
+                .filter(team_member::Column::EventId.eq(e.id))
+                .filter(team_member::Column::UserId.eq(u.id))
+                .exec(txn)
+                .await?;
+            Ok((0, left.rows_affected))
+        }
+        Role::Organizer => Ok((0, 0)),
+    }
 }
 
 /// Any signed-in person registers for an event as a participant.

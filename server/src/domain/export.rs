@@ -40,13 +40,50 @@ impl Kind {
     }
 }
 
-/// A cell a spreadsheet shows as text: one that starts with `=`, `+`, `-`, `@`, tab or
-/// carriage return gets a leading apostrophe, so no formula ever runs.
+/// A cell a spreadsheet shows as text, never as a formula.
+///
+/// Numbers stay numbers (`-0.052` is a score, not a formula). Any other cell whose first
+/// meaningful character could start a formula gets a leading apostrophe. Spreadsheets
+/// skip leading white space and line breaks, and some treat `|` as the start of a DDE
+/// command, so those are looked past; the formula characters include their full-width
+/// look-alikes (`＝`, `＋`, `－`, `＠`), which some spreadsheets fold to ASCII.
 pub fn neutralize(cell: &str) -> String {
-    match cell.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}"),
-        _ => cell.to_owned(),
+    if is_plain_number(cell) {
+        return cell.to_owned();
     }
+    let formula = cell
+        .chars()
+        .find(|c| !c.is_whitespace() && *c != '|')
+        .is_some_and(|c| {
+            matches!(
+                c,
+                '=' | '+'
+                    | '-'
+                    | '@'
+                    | '\u{FF1D}'
+                    | '\u{FF0B}'
+                    | '\u{FF0D}'
+                    | '\u{FF20}'
+                    | '\u{2212}'
+            )
+        });
+    if formula || cell.starts_with(['\t', '\r']) {
+        format!("'{cell}")
+    } else {
+        cell.to_owned()
+    }
+}
+
+/// A decimal number as Verdict writes them: optional minus, digits, optional fraction.
+fn is_plain_number(cell: &str) -> bool {
+    let digits = cell.strip_prefix('-').unwrap_or(cell);
+    let (int, frac) = match digits.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (digits, None),
+    };
+    !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn hs(names: &[&str]) -> Vec<String> {
@@ -442,6 +479,24 @@ mod tests {
         }
         assert_eq!(neutralize("Plain title"), "Plain title");
         assert_eq!(neutralize(""), "");
+        // Numbers stay numbers, negative ones included.
+        for n in ["-0.052", "3", "12.500000", "-7"] {
+            assert_eq!(neutralize(n), n);
+        }
+        // What a spreadsheet looks past before the formula character.
+        for bad in [
+            " =1+1",
+            "\n=1+1",
+            "|=cmd",
+            " | @SUM(A1)",
+            "\u{FF1D}1+1",
+            "\u{FF0B}1",
+            "\u{FF20}SUM(A1)",
+            "-1+1",
+            "-x",
+        ] {
+            assert!(neutralize(bad).starts_with('\''), "{bad:?} not neutralized");
+        }
         let csv = csv_text(
             &hs(&["a", "b"]),
             vec![vec!["=1+1".into(), "ok, \"quoted\"".into()]],

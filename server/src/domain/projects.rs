@@ -50,7 +50,7 @@ async fn apply<C: ConnectionTrait>(
         am.title = Set(validate::name("title", &v, validate::TITLE_MAX)?);
     }
     if let Some(v) = f.tagline {
-        am.tagline = Set(validate::text("tagline", &v, validate::TAGLINE_MAX)?);
+        am.tagline = Set(validate::line("tagline", &v, validate::TAGLINE_MAX)?);
     }
     if let Some(v) = f.summary {
         am.summary = Set(validate::text("summary", &v, validate::SUMMARY_MAX)?);

@@ -21,13 +21,44 @@ pub fn email(field: &str, raw: &str) -> AppResult<String> {
     Ok(e)
 }
 
-/// A trimmed, non-empty text of at most `max` characters.
+/// A trimmed, non-empty, single-line text of at most `max` characters (see [`line`]).
 pub fn name(field: &str, raw: &str, max: usize) -> AppResult<String> {
     let s = raw.trim();
     if s.is_empty() {
         return Err(AppError::bad_input(field, "must not be empty"));
     }
-    text(field, s, max)
+    line(field, s, max)
+}
+
+/// A single-line text (titles, names, taglines) of at most `max` characters (may be
+/// empty). Besides control characters it refuses invisible formatting: bidirectional
+/// overrides and isolates, which make a title read differently from what it is, and
+/// zero-width or invisible characters, which make two names look alike. Joiners (U+200C,
+/// U+200D) stay allowed: scripts and emoji sequences need them.
+pub fn line(field: &str, raw: &str, max: usize) -> AppResult<String> {
+    if raw.chars().any(is_invisible_formatting) {
+        return Err(AppError::bad_input(
+            field,
+            "must not contain invisible formatting characters (such as right-to-left overrides)",
+        ));
+    }
+    text(field, raw, max)
+}
+
+/// Bidirectional controls and invisible characters refused in single-line text.
+pub fn is_invisible_formatting(c: char) -> bool {
+    matches!(c,
+        '\u{061C}'                // Arabic letter mark
+        | '\u{180E}'              // Mongolian vowel separator
+        | '\u{200B}'              // zero-width space
+        | '\u{200E}'..='\u{200F}' // left-to-right / right-to-left marks
+        | '\u{202A}'..='\u{202E}' // embeddings and overrides
+        | '\u{2060}'..='\u{2064}' // word joiner, invisible operators
+        | '\u{2066}'..='\u{2069}' // isolates
+        | '\u{206A}'..='\u{206F}' // deprecated format characters
+        | '\u{FEFF}'              // zero-width no-break space
+        | '\u{FFF9}'..='\u{FFFB}' // interlinear annotation
+    )
 }
 
 /// A text of at most `max` characters (may be empty).
@@ -165,6 +196,25 @@ mod tests {
             "ada@example.org"
         );
         assert_eq!(field_of(email("email", "nope").unwrap_err()), "email");
+    }
+
+    #[test]
+    fn single_line_text_refuses_invisible_formatting() {
+        let rlo = "Good project\u{202E}gnp.exe";
+        assert_eq!(field_of(name("title", rlo, 200).unwrap_err()), "title");
+        assert_eq!(
+            field_of(line("tagline", "a\u{200B}b", 200).unwrap_err()),
+            "tagline"
+        );
+        assert_eq!(
+            field_of(line("tagline", "\u{2067}x\u{2069}", 200).unwrap_err()),
+            "tagline"
+        );
+        // Joiners stay: emoji sequences and several scripts need them.
+        assert!(name("title", "Family \u{1F468}\u{200D}\u{1F469}", 200).is_ok());
+        assert!(name("title", "Caf\u{e9} \u{05E9}\u{05DC}\u{05D5}\u{05DD}", 200).is_ok());
+        // Multi-line text keeps its rules.
+        assert!(text("description", "line one\nline two", 200).is_ok());
     }
 
     #[test]

@@ -117,7 +117,7 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
             return Err(row_err(&r, format!("unknown track {}", p.track)));
         }
         validate::name("title", &p.title, validate::TITLE_MAX).map_err(|m| row_err(&r, m))?;
-        validate::text("tagline", &p.tagline, validate::TAGLINE_MAX).map_err(|m| row_err(&r, m))?;
+        validate::line("tagline", &p.tagline, validate::TAGLINE_MAX).map_err(|m| row_err(&r, m))?;
         validate::text("summary", &p.summary, validate::SUMMARY_MAX).map_err(|m| row_err(&r, m))?;
         validate::text("description", &p.description, validate::DESCRIPTION_MAX)
             .map_err(|m| row_err(&r, m))?;

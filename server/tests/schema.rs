@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use async_graphql::parser::parse_schema;
 use async_graphql::parser::types::{TypeKind, TypeSystemDefinition};
-use verdict::graphql::policy::{FIELD_POLICIES, rule_of};
+use verdict::graphql::policy::{field_policies, rule_of};
 
 fn schema_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema.graphql")
@@ -65,13 +65,21 @@ fn every_field_declares_a_policy_and_every_policy_names_a_field() {
         missing.is_empty(),
         "fields without a declared policy: {missing:?}"
     );
-    let stale: Vec<_> = FIELD_POLICIES
-        .iter()
+    let stale: Vec<_> = field_policies()
         .map(|(k, _)| *k)
         .filter(|k| !fields.contains(*k))
         .collect();
     assert!(
         stale.is_empty(),
         "policies for fields that do not exist: {stale:?}"
+    );
+    let mut declared = BTreeSet::new();
+    let twice: Vec<_> = field_policies()
+        .map(|(k, _)| *k)
+        .filter(|k| !declared.insert(*k))
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "policies declared more than once: {twice:?}"
     );
 }

@@ -1,55 +1,96 @@
 //! DataLoaders: every parent→child hop a list makes is one `IN (...)` query per batch, so a
 //! page of projects costs a constant number of statements, not one per project.
+//!
+//! Each loader is keyed by a newtype of the id it takes ([`TeamId`], [`UserId`], ...), so
+//! handing a team id to a loader of users does not compile. Resolvers reach the request's
+//! loaders with [`LoadersExt::loaders`] and load through [`one`], [`maybe`] and [`many`],
+//! which map a failed batch to the client's error in one place.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 
+use async_graphql::Context;
 use async_graphql::dataloader::{DataLoader, Loader};
-use entity::{event, membership, project, team, team_member, track, user};
+use entity::{
+    event, membership, project, result_publication, review, team, team_member, track, user,
+};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
+use super::context::CtxExt;
 use crate::db::Db;
+use crate::error::AppError;
 
 /// Errors are shared between every waiter of a batch, so they are reference-counted.
 pub type LoadError = Arc<sea_orm::DbErr>;
 
+macro_rules! id_keys {
+    ($($name:ident: $what:literal),* $(,)?) => {$(
+        #[doc = concat!("The row id of ", $what, ", as a loader key.")]
+        #[derive(Clone, Copy, Debug, Hash, Eq, PartialEq)]
+        pub struct $name(pub i64);
+    )*};
+}
+
+id_keys!(
+    EventId: "an event",
+    TrackId: "a track",
+    TeamId: "a team",
+    UserId: "a user",
+    ProjectId: "a project",
+    MembershipId: "a membership",
+    AssignmentId: "an assignment",
+);
+
 macro_rules! by_id_loader {
-    ($name:ident, $entity:ident) => {
+    ($name:ident, $key:ident, $entity:ident) => {
         pub struct $name(pub Db);
 
-        impl Loader<i64> for $name {
+        impl Loader<$key> for $name {
             type Value = $entity::Model;
             type Error = LoadError;
 
-            async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+            async fn load(&self, keys: &[$key]) -> Result<HashMap<$key, Self::Value>, Self::Error> {
                 let rows = $entity::Entity::find()
-                    .filter($entity::Column::Id.is_in(keys.iter().copied()))
+                    .filter($entity::Column::Id.is_in(keys.iter().map(|k| k.0)))
                     .all(&self.0.conn)
                     .await
                     .map_err(Arc::new)?;
-                Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+                Ok(rows.into_iter().map(|r| ($key(r.id), r)).collect())
             }
         }
     };
 }
 
-by_id_loader!(EventById, event);
-by_id_loader!(TrackById, track);
-by_id_loader!(TeamById, team);
-by_id_loader!(UserById, user);
-by_id_loader!(ProjectById, project);
-by_id_loader!(MembershipById, membership);
+by_id_loader!(EventById, EventId, event);
+by_id_loader!(TrackById, TrackId, track);
+by_id_loader!(TeamById, TeamId, team);
+by_id_loader!(UserById, UserId, user);
+by_id_loader!(ProjectById, ProjectId, project);
+by_id_loader!(MembershipById, MembershipId, membership);
+
+/// Every key gets a list, empty when no row points at it, so "none" is cached too.
+fn grouped<K: Copy + Hash + Eq, V>(
+    keys: &[K],
+    rows: impl IntoIterator<Item = (K, V)>,
+) -> HashMap<K, Vec<V>> {
+    let mut out: HashMap<K, Vec<V>> = keys.iter().map(|k| (*k, vec![])).collect();
+    for (k, v) in rows {
+        out.entry(k).or_default().push(v);
+    }
+    out
+}
 
 /// The people on each team, in joining order.
 pub struct TeamMembers(pub Db);
 
-impl Loader<i64> for TeamMembers {
+impl Loader<TeamId> for TeamMembers {
     type Value = Vec<user::Model>;
     type Error = LoadError;
 
-    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+    async fn load(&self, keys: &[TeamId]) -> Result<HashMap<TeamId, Self::Value>, Self::Error> {
         let links = team_member::Entity::find()
-            .filter(team_member::Column::TeamId.is_in(keys.iter().copied()))
+            .filter(team_member::Column::TeamId.is_in(keys.iter().map(|k| k.0)))
             .order_by_asc(team_member::Column::Id)
             .all(&self.0.conn)
             .await
@@ -62,74 +103,142 @@ impl Loader<i64> for TeamMembers {
             .into_iter()
             .map(|u| (u.id, u))
             .collect();
-        let mut out: HashMap<i64, Vec<user::Model>> = keys.iter().map(|k| (*k, vec![])).collect();
-        for l in links {
-            if let Some(u) = users.get(&l.user_id) {
-                out.entry(l.team_id).or_default().push(u.clone());
-            }
-        }
-        Ok(out)
+        Ok(grouped(
+            keys,
+            links.into_iter().filter_map(|l| {
+                users
+                    .get(&l.user_id)
+                    .map(|u| (TeamId(l.team_id), u.clone()))
+            }),
+        ))
     }
 }
 
 /// The events each user holds a role in.
 pub struct UserEvents(pub Db);
 
-impl Loader<i64> for UserEvents {
+impl Loader<UserId> for UserEvents {
     type Value = Vec<i64>;
     type Error = LoadError;
 
-    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
-        let rows = entity::membership::Entity::find()
-            .filter(entity::membership::Column::UserId.is_in(keys.iter().copied()))
+    async fn load(&self, keys: &[UserId]) -> Result<HashMap<UserId, Self::Value>, Self::Error> {
+        let rows = membership::Entity::find()
+            .filter(membership::Column::UserId.is_in(keys.iter().map(|k| k.0)))
             .all(&self.0.conn)
             .await
             .map_err(Arc::new)?;
-        let mut out: HashMap<i64, Vec<i64>> = keys.iter().map(|k| (*k, vec![])).collect();
-        for m in rows {
-            out.entry(m.user_id).or_default().push(m.event_id);
-        }
-        Ok(out)
+        Ok(grouped(
+            keys,
+            rows.into_iter().map(|m| (UserId(m.user_id), m.event_id)),
+        ))
     }
 }
 
 /// The review of each assignment, if it has one.
 pub struct ReviewByAssignment(pub Db);
 
-impl Loader<i64> for ReviewByAssignment {
-    type Value = entity::review::Model;
+impl Loader<AssignmentId> for ReviewByAssignment {
+    type Value = review::Model;
     type Error = LoadError;
 
-    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
-        let rows = entity::review::Entity::find()
-            .filter(entity::review::Column::AssignmentId.is_in(keys.iter().copied()))
+    async fn load(
+        &self,
+        keys: &[AssignmentId],
+    ) -> Result<HashMap<AssignmentId, Self::Value>, Self::Error> {
+        let rows = review::Entity::find()
+            .filter(review::Column::AssignmentId.is_in(keys.iter().map(|k| k.0)))
             .all(&self.0.conn)
             .await
             .map_err(Arc::new)?;
-        Ok(rows.into_iter().map(|r| (r.assignment_id, r)).collect())
+        Ok(rows
+            .into_iter()
+            .map(|r| (AssignmentId(r.assignment_id), r))
+            .collect())
     }
 }
 
 /// Every project of each team (visibility is filtered by the resolver).
 pub struct TeamProjects(pub Db);
 
-impl Loader<i64> for TeamProjects {
+impl Loader<TeamId> for TeamProjects {
     type Value = Vec<project::Model>;
     type Error = LoadError;
 
-    async fn load(&self, keys: &[i64]) -> Result<HashMap<i64, Self::Value>, Self::Error> {
+    async fn load(&self, keys: &[TeamId]) -> Result<HashMap<TeamId, Self::Value>, Self::Error> {
         let rows = project::Entity::find()
-            .filter(project::Column::TeamId.is_in(keys.iter().copied()))
+            .filter(project::Column::TeamId.is_in(keys.iter().map(|k| k.0)))
             .order_by_asc(project::Column::Id)
             .all(&self.0.conn)
             .await
             .map_err(Arc::new)?;
-        let mut out: HashMap<i64, Vec<project::Model>> =
-            keys.iter().map(|k| (*k, vec![])).collect();
-        for p in rows {
-            out.entry(p.team_id).or_default().push(p);
-        }
-        Ok(out)
+        Ok(grouped(
+            keys,
+            rows.into_iter().map(|p| (TeamId(p.team_id), p)),
+        ))
+    }
+}
+
+/// The tracks of each event, in creation order.
+pub struct EventTracks(pub Db);
+
+impl Loader<EventId> for EventTracks {
+    type Value = Vec<track::Model>;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[EventId]) -> Result<HashMap<EventId, Self::Value>, Self::Error> {
+        let rows = track::Entity::find()
+            .filter(track::Column::EventId.is_in(keys.iter().map(|k| k.0)))
+            .order_by_asc(track::Column::Id)
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        Ok(grouped(
+            keys,
+            rows.into_iter().map(|t| (EventId(t.event_id), t)),
+        ))
+    }
+}
+
+/// Every review of each project, oldest first (who may read which is the resolver's rule).
+pub struct ProjectReviews(pub Db);
+
+impl Loader<ProjectId> for ProjectReviews {
+    type Value = Vec<review::Model>;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[ProjectId],
+    ) -> Result<HashMap<ProjectId, Self::Value>, Self::Error> {
+        let rows = review::Entity::find()
+            .filter(review::Column::ProjectId.is_in(keys.iter().map(|k| k.0)))
+            .order_by_asc(review::Column::Id)
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        Ok(grouped(
+            keys,
+            rows.into_iter().map(|r| (ProjectId(r.project_id), r)),
+        ))
+    }
+}
+
+/// The latest (highest version) publication of each event that has published results.
+pub struct LatestPublication(pub Db);
+
+impl Loader<EventId> for LatestPublication {
+    type Value = result_publication::Model;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[EventId]) -> Result<HashMap<EventId, Self::Value>, Self::Error> {
+        let rows = result_publication::Entity::find()
+            .filter(result_publication::Column::EventId.is_in(keys.iter().map(|k| k.0)))
+            .order_by_asc(result_publication::Column::Version)
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        // Ascending by version, so each event's last insert is its latest publication.
+        Ok(rows.into_iter().map(|p| (EventId(p.event_id), p)).collect())
     }
 }
 
@@ -145,9 +254,12 @@ pub struct Loaders {
     pub team_projects: DataLoader<TeamProjects>,
     pub user_events: DataLoader<UserEvents>,
     pub reviews_by_assignment: DataLoader<ReviewByAssignment>,
+    pub event_tracks: DataLoader<EventTracks>,
+    pub project_reviews: DataLoader<ProjectReviews>,
+    pub latest_publication: DataLoader<LatestPublication>,
 }
 
-fn batched<T: Loader<i64>>(l: T, window: std::time::Duration) -> DataLoader<T> {
+fn batched<T: Send + Sync + 'static>(l: T, window: std::time::Duration) -> DataLoader<T> {
     DataLoader::new(l, tokio::spawn).delay(window)
 }
 
@@ -166,25 +278,68 @@ impl Loaders {
             team_projects: batched(TeamProjects(db.clone()), window),
             user_events: batched(UserEvents(db.clone()), window),
             reviews_by_assignment: batched(ReviewByAssignment(db.clone()), window),
+            event_tracks: batched(EventTracks(db.clone()), window),
+            project_reviews: batched(ProjectReviews(db.clone()), window),
+            latest_publication: batched(LatestPublication(db.clone()), window),
         }
     }
 }
 
-/// Loads one row by id through `loader` (batched with its siblings); NOT_FOUND names `what`.
-pub async fn one<L>(
-    ctx: &async_graphql::Context<'_>,
+/// Access to the request's loaders.
+pub trait LoadersExt {
+    fn loaders(&self) -> &Loaders;
+}
+
+impl LoadersExt for Context<'_> {
+    fn loaders(&self) -> &Loaders {
+        // Every request's data carries its loaders (see `graphql::request_data`).
+        self.data_unchecked::<Loaders>()
+    }
+}
+
+/// The one mapping of a failed batch to the client's error: INTERNAL, details logged.
+fn load_err(ctx: &Context<'_>, e: LoadError) -> async_graphql::Error {
+    ctx.err(AppError::Internal(e.to_string()))
+}
+
+/// Loads the value of `key`, if there is one (batched with its siblings).
+pub async fn maybe<K, L>(
+    ctx: &Context<'_>,
     loader: &DataLoader<L>,
-    id: i64,
+    key: K,
+) -> async_graphql::Result<Option<L::Value>>
+where
+    K: Send + Sync + Hash + Eq + Clone + 'static,
+    L: Loader<K, Error = LoadError>,
+{
+    loader.load_one(key).await.map_err(|e| load_err(ctx, e))
+}
+
+/// Loads the value of `key` (batched with its siblings); NOT_FOUND names `what`.
+pub async fn one<K, L>(
+    ctx: &Context<'_>,
+    loader: &DataLoader<L>,
+    key: K,
     what: &'static str,
 ) -> async_graphql::Result<L::Value>
 where
-    L: Loader<i64, Error = LoadError>,
+    K: Send + Sync + Hash + Eq + Clone + 'static,
+    L: Loader<K, Error = LoadError>,
 {
-    use super::context::CtxExt;
-    use crate::error::AppError;
-    loader
-        .load_one(id)
-        .await
-        .map_err(|e| ctx.err(AppError::Internal(e.to_string())))?
+    maybe(ctx, loader, key)
+        .await?
         .ok_or_else(|| ctx.err(AppError::NotFound(what)))
+}
+
+/// Loads the values of `keys` (batched with their siblings); missing keys are absent.
+pub async fn many<K, L>(
+    ctx: &Context<'_>,
+    loader: &DataLoader<L>,
+    keys: impl IntoIterator<Item = K>,
+) -> async_graphql::Result<HashMap<K, L::Value>>
+where
+    K: Send + Sync + Hash + Eq + Clone + 'static,
+    L: Loader<K, Error = LoadError>,
+{
+    loader.load_many(keys).await.map_err(|e| load_err(ctx, e))
 }

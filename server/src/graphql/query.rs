@@ -6,8 +6,20 @@ use sea_orm::EntityTrait;
 
 use super::connection::{Page, page};
 use super::context::{CtxExt, ResultExt};
-use super::objects::{Event, Project, Viewer};
-use super::policy::{FieldGuard, Scope};
+use super::object::event::Event;
+use super::object::project::Project;
+use super::object::results::SigningKey;
+use super::object::user::Viewer;
+use super::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the query root, collected by [`super::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Query.viewer", Rule::Public),
+    ("Query.event", Rule::Public),
+    ("Query.events", Rule::Public),
+    ("Query.project", Rule::Public),
+    ("Query.signingKey", Rule::Public),
+];
 
 #[derive(Default)]
 pub struct Query;
@@ -47,9 +59,9 @@ impl Query {
     }
     /// The deployment's public signing key: every run, publication and checkpoint is signed
     /// with it (also at `/.well-known/verdict-signing-key`).
-    async fn signing_key(&self, ctx: &Context<'_>) -> super::judging::SigningKey {
+    async fn signing_key(&self, ctx: &Context<'_>) -> SigningKey {
         let public = ctx.services().signer.public();
-        super::judging::SigningKey {
+        SigningKey {
             pem: public.to_pem(),
             fingerprint: public.fingerprint(),
         }

@@ -9,10 +9,20 @@ use tokio::sync::broadcast::error::RecvError;
 use super::bus::BusEvent;
 use super::context::CtxExt;
 use super::error::to_graphql;
-use super::judging::{JudgingProgress, Leaderboard, ResultPublication};
-use super::objects::Project;
-use super::policy::{FieldGuard, Scope};
+use super::object::judging::JudgingProgress;
+use super::object::project::Project;
+use super::object::results::{Leaderboard, ResultPublication};
+use super::policy::{FieldGuard, Rule, Scope};
 use crate::error::AppError;
+
+/// Who may follow each subscription, collected by [`super::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Subscription.projectSubmitted", Rule::Public),
+    ("Subscription.resultsPublished", Rule::Public),
+    // Checked against the event in the resolver: organizers only.
+    ("Subscription.judgingProgress", Rule::SignedIn),
+    ("Subscription.leaderboardUpdated", Rule::SignedIn),
+];
 
 #[derive(Default)]
 pub struct Subscription;

@@ -1,20 +1,18 @@
-//! Mutations of judging and results. Same shape as every mutation: one transaction, one
-//! domain call, commit, then publish to subscribers.
+//! Judging mutations: the rubric, judge assignments (by hand or planned by `autoAssign`),
+//! recusals and reviews. Each change is announced to progress and leaderboard subscribers
+//! after it commits.
 
 use async_graphql::{Context, ID, InputObject, Object};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::EntityTrait;
 use serde::Serialize;
-use serde_json::json;
 
-use super::bus::BusEvent;
-use super::context::{CtxExt, ResultExt};
-use super::judging::{Assignment, CalibrationRun, Criterion, Recusal, ResultPublication, Review};
-use super::mutation::{begin, commit, event_of, remember, replay};
-use super::policy::{FieldGuard, Scope};
-use crate::domain::idempotency::Key;
+use super::write::{begin, commit, event_of};
 use crate::domain::judging::{self, CriterionFields};
-use crate::domain::results;
 use crate::error::AppError;
+use crate::graphql::bus::BusEvent;
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::object::judging::{Assignment, AssignmentPlan, Criterion, Recusal, Review};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// One criterion of the rubric.
 #[derive(InputObject, Serialize)]
@@ -39,6 +37,17 @@ pub struct ScoreInput {
     pub criterion: String,
     pub value: i32,
 }
+
+/// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Mutation.setCriterion", Rule::SignedIn),
+    ("Mutation.removeCriterion", Rule::SignedIn),
+    ("Mutation.assignJudge", Rule::SignedIn),
+    ("Mutation.unassignJudge", Rule::SignedIn),
+    ("Mutation.recuseJudge", Rule::SignedIn),
+    ("Mutation.saveReview", Rule::SignedIn),
+    ("Mutation.autoAssign", Rule::SignedIn),
+];
 
 #[derive(Default)]
 pub struct JudgingMutation;
@@ -122,7 +131,7 @@ impl JudgingMutation {
         max_load: Option<i32>,
         seed: Option<i32>,
         apply: Option<bool>,
-    ) -> async_graphql::Result<super::judging::AssignmentPlan> {
+    ) -> async_graphql::Result<AssignmentPlan> {
         let actor = ctx.actor()?;
         let e = event_of(ctx, &event).await?;
         let apply = apply.unwrap_or(false);
@@ -145,7 +154,7 @@ impl JudgingMutation {
                 .bus
                 .publish(BusEvent::JudgingChanged { event_id: e.id });
         }
-        Ok(super::judging::AssignmentPlan {
+        Ok(AssignmentPlan {
             event_id: e.id,
             plan,
             applied: applied as i32,
@@ -233,85 +242,6 @@ impl JudgingMutation {
             judge_user: actor.user.id,
         })
     }
-
-    /// Runs the calibration on the event's current reviews and stores the signed, immutable
-    /// run (organizers).
-    async fn run_calibration(
-        &self,
-        ctx: &Context<'_>,
-        event: String,
-        seed: Option<i32>,
-        bootstrap: Option<i32>,
-        idempotency_key: Option<String>,
-    ) -> async_graphql::Result<CalibrationRun> {
-        let actor = ctx.actor()?;
-        let key = Key::new(
-            idempotency_key,
-            "runCalibration",
-            &json!({ "event": event, "seed": seed, "bootstrap": bootstrap }),
-        )
-        .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        if let Some(id) = replay(ctx, &txn, &actor, &key).await? {
-            return run_by_id(ctx, &txn, &id).await.map(CalibrationRun);
-        }
-        let signer = ctx.services().signer.clone();
-        let run =
-            results::run_calibration(&txn, &actor, &e, &signer, seed.map(i64::from), bootstrap)
-                .await
-                .gql(ctx)?;
-        remember(ctx, &txn, &actor, &key, &run.public_id).await?;
-        commit(ctx, txn).await?;
-        Ok(CalibrationRun(run))
-    }
-
-    /// Publishes a run as the event's next result version, provisional or final
-    /// (organizers). After a final publication, nothing more is published.
-    async fn publish_results(
-        &self,
-        ctx: &Context<'_>,
-        event: String,
-        run: ID,
-        #[graphql(name = "final")] is_final: Option<bool>,
-        idempotency_key: Option<String>,
-    ) -> async_graphql::Result<ResultPublication> {
-        let actor = ctx.actor()?;
-        let key = Key::new(
-            idempotency_key,
-            "publishResults",
-            &json!({ "event": event, "run": run.0, "final": is_final }),
-        )
-        .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        if let Some(id) = replay(ctx, &txn, &actor, &key).await? {
-            let row = entity::result_publication::Entity::find()
-                .filter(entity::result_publication::Column::PublicId.eq(id))
-                .one(&txn)
-                .await
-                .gql(ctx)?
-                .ok_or_else(|| ctx.err(AppError::NotFound("publication")))?;
-            let run = entity::calibration_run::Entity::find_by_id(row.run_id)
-                .one(&txn)
-                .await
-                .gql(ctx)?
-                .ok_or_else(|| ctx.err(AppError::NotFound("run")))?;
-            return Ok(ResultPublication { row, run });
-        }
-        let signer = ctx.services().signer.clone();
-        let (row, run) =
-            results::publish(&txn, &actor, &e, &signer, &run, is_final.unwrap_or(false))
-                .await
-                .gql(ctx)?;
-        remember(ctx, &txn, &actor, &key, &row.public_id).await?;
-        commit(ctx, txn).await?;
-        ctx.services().bus.publish(BusEvent::ResultsPublished {
-            event_id: e.id,
-            publication_id: row.id,
-        });
-        Ok(ResultPublication { row, run })
-    }
 }
 
 async fn judge_user_of(
@@ -325,17 +255,4 @@ async fn judge_user_of(
         .gql(ctx)?
         .map(|m| m.user_id)
         .ok_or_else(|| ctx.err(AppError::NotFound("judge")))
-}
-
-async fn run_by_id(
-    ctx: &Context<'_>,
-    txn: &sea_orm::DatabaseTransaction,
-    public_id: &str,
-) -> async_graphql::Result<entity::calibration_run::Model> {
-    entity::calibration_run::Entity::find()
-        .filter(entity::calibration_run::Column::PublicId.eq(public_id))
-        .one(txn)
-        .await
-        .gql(ctx)?
-        .ok_or_else(|| ctx.err(AppError::NotFound("run")))
 }

@@ -1,187 +1,86 @@
-//! Output types of judging and results.
+//! Results: signed calibration runs, the live leaderboard, publications and the frozen
+//! public projection they carry, and the deployment's signing key. Calibrated rows are
+//! matched back to projects and judges here (`ranked`, `judged`).
 
 use std::collections::HashMap;
 
-use async_graphql::{Context, Enum, ID, Json, Object, SimpleObject};
+use async_graphql::{Context, ID, Json, Object};
 use chrono::{DateTime, Utc};
-use entity::{
-    assignment, calibration_run, criterion, membership, project, recusal, result_publication,
-    review,
-};
+use entity::{calibration_run, membership, project, result_publication};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use super::context::{CtxExt, ResultExt};
-use super::loaders::one;
-use super::objects::{LoadersExt, Membership, Project, Team};
-use super::policy::{FieldGuard, Scope};
+use super::project::Project;
+use super::user::Membership;
 use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut};
 use crate::domain::judges::judge_key;
 use crate::domain::results::published_at_text;
-use crate::error::AppError;
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
-/// One criterion of the event's rubric.
-pub struct Criterion(pub criterion::Model);
-
-#[Object(guard = "FieldGuard::new(\"Criterion\", Scope::event(self.0.event_id))")]
-impl Criterion {
-    async fn id(&self) -> ID {
-        ID(self.0.public_id.clone())
-    }
-    /// The key scores refer to.
-    async fn key(&self) -> &str {
-        &self.0.key
-    }
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-    /// Relative weight in the total (positive).
-    async fn weight(&self) -> f64 {
-        self.0.weight
-    }
-    /// Lowest allowed score.
-    async fn min(&self) -> i32 {
-        self.0.min_score
-    }
-    /// Highest allowed score.
-    async fn max(&self) -> i32 {
-        self.0.max_score
-    }
-    async fn position(&self) -> i32 {
-        self.0.position
-    }
-}
-
-/// A judge's assignment to review one project.
-pub struct Assignment {
-    pub row: assignment::Model,
-    /// The user behind the judge membership.
-    pub judge_user: i64,
-}
-
-#[Object(
-    guard = "FieldGuard::new(\"Assignment\", Scope { event: Some(self.row.event_id), user: Some(self.judge_user), ..Scope::none() })"
-)]
-impl Assignment {
-    async fn id(&self) -> ID {
-        ID(self.row.public_id.clone())
-    }
-    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
-        one(ctx, &ctx.loaders().projects, self.row.project_id, "project")
-            .await
-            .map(Project)
-    }
-    async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
-        one(ctx, &ctx.loaders().memberships, self.row.judge_id, "judge")
-            .await
-            .map(Membership)
-    }
-    /// `pending`, `done` or `recused`.
-    async fn status(&self) -> &str {
-        &self.row.status
-    }
-    /// `import`, `auto` or `manual`.
-    async fn source(&self) -> &str {
-        &self.row.source
-    }
-    /// The review, once the judge has started it.
-    async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {
-        let r = ctx
-            .loaders()
-            .reviews_by_assignment
-            .load_one(self.row.id)
-            .await
-            .map_err(|e| ctx.err(AppError::Internal(e.to_string())))?;
-        Ok(r.map(|row| Review {
-            row,
-            judge_user: self.judge_user,
-        }))
-    }
-}
-
-/// One score of a review.
-#[derive(SimpleObject)]
-#[graphql(guard = "FieldGuard::new(\"Score\", Scope::none())")]
-pub struct Score {
-    /// The criterion's key.
-    pub criterion: String,
-    pub value: i32,
-}
-
-/// A judge's private review of one project: only the judge and the organizers read it.
-pub struct Review {
-    pub row: review::Model,
-    pub judge_user: i64,
-}
-
-#[Object(
-    guard = "FieldGuard::new(\"Review\", Scope { event: Some(self.row.event_id), user: Some(self.judge_user), ..Scope::none() })"
-)]
-impl Review {
-    async fn id(&self) -> ID {
-        ID(self.row.public_id.clone())
-    }
-    async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
-        one(ctx, &ctx.loaders().memberships, self.row.judge_id, "judge")
-            .await
-            .map(Membership)
-    }
-    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
-        one(ctx, &ctx.loaders().projects, self.row.project_id, "project")
-            .await
-            .map(Project)
-    }
-    async fn submitted(&self) -> bool {
-        self.row.submitted
-    }
-    async fn submitted_at(&self) -> Option<DateTime<Utc>> {
-        self.row.submitted_at
-    }
-    async fn comment(&self) -> Option<&str> {
-        Some(self.row.comment.as_str()).filter(|c| !c.is_empty())
-    }
-    /// How many times it was saved; every version is kept.
-    async fn version(&self) -> i32 {
-        self.row.version
-    }
-    async fn scores(&self) -> Vec<Score> {
-        let m: std::collections::BTreeMap<String, i64> =
-            serde_json::from_str(&self.row.scores).unwrap_or_default();
-        m.into_iter()
-            .map(|(criterion, v)| Score {
-                criterion,
-                value: v as i32,
-            })
-            .collect()
-    }
-}
-
-/// A declared conflict between a judge and a team.
-pub struct Recusal(pub recusal::Model);
-
-#[Object(guard = "FieldGuard::new(\"Recusal\", Scope::event(self.0.event_id))")]
-impl Recusal {
-    async fn id(&self) -> ID {
-        ID(self.0.public_id.clone())
-    }
-    async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
-        one(ctx, &ctx.loaders().memberships, self.0.judge_id, "judge")
-            .await
-            .map(Membership)
-    }
-    async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
-        let t = ctx
-            .loaders()
-            .teams
-            .load_one(self.0.team_id)
-            .await
-            .map_err(|e| ctx.err(AppError::Internal(e.to_string())))?;
-        t.map(Team)
-            .ok_or_else(|| ctx.err(AppError::NotFound("team")))
-    }
-    async fn reason(&self) -> &str {
-        &self.0.reason
-    }
-}
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("CalibrationRun.id", Rule::Organizer),
+    ("CalibrationRun.createdAt", Rule::Organizer),
+    ("CalibrationRun.seed", Rule::Organizer),
+    ("CalibrationRun.bootstrap", Rule::Organizer),
+    ("CalibrationRun.lambda", Rule::Organizer),
+    ("CalibrationRun.engineVersion", Rule::Organizer),
+    ("CalibrationRun.inputsHash", Rule::Organizer),
+    ("CalibrationRun.resultHash", Rule::Organizer),
+    ("CalibrationRun.signature", Rule::Organizer),
+    ("CalibrationRun.keyFingerprint", Rule::Organizer),
+    ("CalibrationRun.connected", Rule::Organizer),
+    ("CalibrationRun.projects", Rule::Organizer),
+    ("CalibrationRun.judges", Rule::Organizer),
+    ("CalibrationRun.diagnostics", Rule::Organizer),
+    // Carries no judge data: reached by organizers through runs and the leaderboard, and
+    // by everyone through published results.
+    ("CalibratedProject.project", Rule::Public),
+    ("CalibratedProject.reviews", Rule::Public),
+    ("CalibratedProject.rawMean", Rule::Public),
+    ("CalibratedProject.rawRank", Rule::Public),
+    ("CalibratedProject.quality", Rule::Public),
+    ("CalibratedProject.stdError", Rule::Public),
+    ("CalibratedProject.rank", Rule::Public),
+    ("CalibratedProject.rankLow", Rule::Public),
+    ("CalibratedProject.rankHigh", Rule::Public),
+    ("CalibratedProject.excluded", Rule::Public),
+    ("JudgeCalibration.judge", Rule::Organizer),
+    ("JudgeCalibration.reviews", Rule::Organizer),
+    ("JudgeCalibration.offset", Rule::Organizer),
+    ("JudgeCalibration.scale", Rule::Organizer),
+    ("JudgeCalibration.noise", Rule::Organizer),
+    ("JudgeCalibration.flag", Rule::Organizer),
+    ("Leaderboard.computedAt", Rule::Organizer),
+    ("Leaderboard.connected", Rule::Organizer),
+    ("Leaderboard.components", Rule::Organizer),
+    ("Leaderboard.lambda", Rule::Organizer),
+    ("Leaderboard.projects", Rule::Organizer),
+    ("Leaderboard.judges", Rule::Organizer),
+    ("Leaderboard.diagnostics", Rule::Organizer),
+    ("ResultPublication.id", Rule::Public),
+    ("ResultPublication.version", Rule::Public),
+    ("ResultPublication.final", Rule::Public),
+    ("ResultPublication.publishedAt", Rule::Public),
+    ("ResultPublication.runId", Rule::Public),
+    ("ResultPublication.signature", Rule::Public),
+    ("ResultPublication.results", Rule::Public),
+    ("PublishedResults.version", Rule::Public),
+    ("PublishedResults.final", Rule::Public),
+    ("PublishedResults.publishedAt", Rule::Public),
+    ("PublishedResults.publishedAtSigned", Rule::Public),
+    ("PublishedResults.runId", Rule::Public),
+    ("PublishedResults.inputsHash", Rule::Public),
+    ("PublishedResults.resultHash", Rule::Public),
+    ("PublishedResults.signature", Rule::Public),
+    ("PublishedResults.publicationSignature", Rule::Public),
+    ("PublishedResults.keyFingerprint", Rule::Public),
+    ("PublishedResults.connected", Rule::Public),
+    ("PublishedResults.ranking", Rule::Public),
+    ("SigningKey.algorithm", Rule::Public),
+    ("SigningKey.publicKeyPem", Rule::Public),
+    ("SigningKey.fingerprint", Rule::Public),
+];
 
 /// Projects and judges of one event by their calibration ids, loaded once per result.
 struct Lookup {
@@ -557,38 +456,6 @@ impl SigningKey {
     }
 }
 
-/// Progress of judging in an event (organizers only).
-#[derive(SimpleObject, Clone)]
-#[graphql(guard = "FieldGuard::new(\"JudgingProgress\", Scope::event(self.event_id))")]
-pub struct JudgingProgress {
-    #[graphql(skip)]
-    pub event_id: i64,
-    pub assignments: i32,
-    pub done: i32,
-    pub pending: i32,
-    pub recused: i32,
-    /// Submitted projects with fewer submitted reviews than the event's target.
-    pub projects_below_target: i32,
-}
-
-impl JudgingProgress {
-    /// The event's current judging progress.
-    pub async fn load<C: sea_orm::ConnectionTrait>(
-        db: &C,
-        e: &entity::event::Model,
-    ) -> crate::error::AppResult<Self> {
-        let p = crate::domain::judging::progress(db, e).await?;
-        Ok(JudgingProgress {
-            event_id: e.id,
-            assignments: p.assignments,
-            done: p.done,
-            pending: p.pending,
-            recused: p.recused,
-            projects_below_target: p.projects_below_target,
-        })
-    }
-}
-
 impl Leaderboard {
     /// The event's live leaderboard, computed now.
     pub async fn load<C: sea_orm::ConnectionTrait>(
@@ -604,106 +471,21 @@ impl Leaderboard {
     }
 }
 
-/// What files an export can produce.
-#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ExportKind {
-    Registrations,
-    Teams,
-    Projects,
-    Assignments,
-    Scores,
-    Results,
-    Judges,
-    Audit,
-}
-
-/// A new (judge, project) pair of a plan.
-#[derive(SimpleObject)]
-#[graphql(guard = "FieldGuard::new(\"PlannedAssignment\", Scope::none())")]
-pub struct PlannedAssignment {
-    /// The judge's external id (or membership id).
-    pub judge: String,
-    /// The project's external id.
-    pub project: String,
-}
-
-/// How close one project comes to its target number of reviews.
-#[derive(SimpleObject)]
-#[graphql(guard = "FieldGuard::new(\"PlanCoverage\", Scope::none())")]
-pub struct PlanCoverage {
-    pub project: String,
-    /// Existing plus planned assignments.
-    pub assigned: i32,
-    pub target: i32,
-    pub shortfall: i32,
-    /// Why the target cannot be reached, when it cannot.
-    pub reason: Option<String>,
-}
-
-/// A judge's total assignments once the plan is applied.
-#[derive(SimpleObject)]
-#[graphql(guard = "FieldGuard::new(\"JudgeLoad\", Scope::none())")]
-pub struct JudgeLoad {
-    pub judge: String,
-    pub load: i32,
-}
-
-/// What `autoAssign` plans (and, with `apply`, wrote).
-pub struct AssignmentPlan {
-    pub event_id: i64,
-    pub plan: crate::domain::planner::Plan,
-    pub applied: i32,
-}
-
-#[Object(guard = "FieldGuard::new(\"AssignmentPlan\", Scope::event(self.event_id))")]
-impl AssignmentPlan {
-    /// The new assignments (existing ones are kept).
-    async fn edges(&self) -> Vec<PlannedAssignment> {
-        self.plan
-            .edges
-            .iter()
-            .map(|(j, p)| PlannedAssignment {
-                judge: j.clone(),
-                project: p.clone(),
-            })
-            .collect()
-    }
-    async fn coverage(&self) -> Vec<PlanCoverage> {
-        self.plan
-            .coverage
-            .iter()
-            .map(|c| PlanCoverage {
-                project: c.project.clone(),
-                assigned: c.assigned as i32,
-                target: c.target as i32,
-                shortfall: c.shortfall as i32,
-                reason: c.reason.clone(),
-            })
-            .collect()
-    }
-    async fn loads(&self) -> Vec<JudgeLoad> {
-        self.plan
-            .loads
-            .iter()
-            .map(|(j, l)| JudgeLoad {
-                judge: j.clone(),
-                load: *l as i32,
-            })
-            .collect()
-    }
-    /// Connected components of the judge–project graph after the plan.
-    async fn components(&self) -> i32 {
-        self.plan.components as i32
-    }
-    async fn connected(&self) -> bool {
-        self.plan.connected
-    }
-    /// Assignments written (0 unless `apply: true`).
-    async fn applied(&self) -> i32 {
-        self.applied
-    }
-    /// Projects still short of the target after the plan.
-    async fn total_shortfall(&self) -> i32 {
-        self.plan.total_shortfall() as i32
-    }
+/// The event's latest publication with the run it publishes; None until it publishes.
+pub async fn latest_publication(
+    ctx: &Context<'_>,
+    event_id: i64,
+) -> async_graphql::Result<Option<ResultPublication>> {
+    let db = &ctx.db().conn;
+    let Some(row) = crate::domain::results::latest_publication(db, event_id)
+        .await
+        .gql(ctx)?
+    else {
+        return Ok(None);
+    };
+    let run = calibration_run::Entity::find_by_id(row.run_id)
+        .one(db)
+        .await
+        .gql(ctx)?;
+    Ok(run.map(|run| ResultPublication { row, run }))
 }

@@ -1,0 +1,117 @@
+//! Account mutations: sign up, log in and out (with the web client's session cookie), and
+//! personal API tokens.
+
+use async_graphql::{Context, ID, Object};
+
+use super::write::{begin, commit};
+use crate::domain::accounts::{self, Credential};
+use crate::error::AppError;
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::object::user::{ApiToken, CreatedApiToken, Session};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// The web client's session cookie.
+pub const COOKIE: &str = "verdict_session";
+
+fn session_cookie(ctx: &Context<'_>, token: &str, max_age: i64) -> String {
+    let secure = if ctx.services().tls_cookies {
+        "; Secure"
+    } else {
+        ""
+    };
+    format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}")
+}
+
+/// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Mutation.signUp", Rule::Public),
+    ("Mutation.logIn", Rule::Public),
+    ("Mutation.logOut", Rule::SignedIn),
+    ("Mutation.createApiToken", Rule::SignedIn),
+    ("Mutation.revokeApiToken", Rule::SignedIn),
+];
+
+#[derive(Default)]
+pub struct AccountMutation;
+
+#[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
+impl AccountMutation {
+    /// Creates an account and signs in. Also sets the web client's session cookie.
+    async fn sign_up(
+        &self,
+        ctx: &Context<'_>,
+        email: String,
+        password: String,
+        display_name: String,
+    ) -> async_graphql::Result<Session> {
+        let txn = begin(ctx).await?;
+        let (user, token) = accounts::sign_up(&txn, &email, &password, &display_name)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        ctx.append_http_header(
+            "set-cookie",
+            session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400),
+        );
+        Ok(Session { token, user })
+    }
+
+    /// Signs in. Throttled per email and per client address.
+    async fn log_in(
+        &self,
+        ctx: &Context<'_>,
+        email: String,
+        password: String,
+    ) -> async_graphql::Result<Session> {
+        let limit = ctx.services().limits.login_attempts;
+        let (user, token) = accounts::log_in(ctx.db(), &email, &password, &ctx.rc().client, limit)
+            .await
+            .gql(ctx)?;
+        ctx.append_http_header(
+            "set-cookie",
+            session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400),
+        );
+        Ok(Session { token, user })
+    }
+
+    /// Ends the current session (bearer or cookie) and clears the cookie.
+    async fn log_out(&self, ctx: &Context<'_>) -> async_graphql::Result<bool> {
+        let actor = ctx.actor()?;
+        let Some((_, Credential::Session { id })) = ctx.rc().caller.clone() else {
+            return Err(ctx.err(AppError::conflict(
+                "this request uses an API token; revoke it with revokeApiToken",
+            )));
+        };
+        let txn = begin(ctx).await?;
+        accounts::log_out(&txn, &actor, id).await.gql(ctx)?;
+        commit(ctx, txn).await?;
+        ctx.append_http_header("set-cookie", session_cookie(ctx, "", 0));
+        Ok(true)
+    }
+
+    /// Mints a personal API token for scripts; the secret is returned once.
+    async fn create_api_token(
+        &self,
+        ctx: &Context<'_>,
+        label: String,
+    ) -> async_graphql::Result<CreatedApiToken> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let (api_token, token) = accounts::create_api_token(&txn, &actor, &label)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(CreatedApiToken { token, api_token })
+    }
+
+    /// Revokes one of the caller's API tokens.
+    async fn revoke_api_token(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<ApiToken> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = accounts::revoke_api_token(&txn, &actor, &id)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(ApiToken(t))
+    }
+}

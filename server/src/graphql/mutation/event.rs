@@ -1,0 +1,303 @@
+//! Event mutations: create and configure events, grant and revoke roles, register, and
+//! build the event's tracks and teams; `importEvent` loads a whole fixture.
+
+use async_graphql::{Context, ID, InputObject, Json, Object};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::json;
+
+use super::write::{begin, commit, event_of, idempotent};
+use crate::domain::events::{self, EventFields};
+use crate::domain::idempotency::Key;
+use crate::domain::{Role, import, teams};
+use crate::error::AppError;
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::object::event::{Event, ImportReport, Team, Track};
+use crate::graphql::object::user::Membership;
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Input of `createEvent`.
+#[derive(InputObject, Serialize)]
+pub struct CreateEventInput {
+    /// URL-safe: lower-case letters, digits and dashes.
+    pub slug: String,
+    pub name: String,
+    /// Defaults to `evt_<slug>`.
+    pub external_id: Option<String>,
+    pub submissions_open: DateTime<Utc>,
+    pub submissions_close: DateTime<Utc>,
+    pub judging_open: Option<DateTime<Utc>>,
+    pub judging_close: Option<DateTime<Utc>>,
+    pub voting_open: Option<DateTime<Utc>>,
+    pub voting_close: Option<DateTime<Utc>>,
+    /// Defaults to 3.
+    pub reviews_per_project: Option<i32>,
+    /// Defaults to 5.
+    pub max_team_size: Option<i32>,
+}
+
+/// Input of `updateEvent`: every field is optional; absent fields stay as they are.
+#[derive(InputObject, Serialize)]
+pub struct UpdateEventInput {
+    pub slug: Option<String>,
+    pub name: Option<String>,
+    pub submissions_open: Option<DateTime<Utc>>,
+    pub submissions_close: Option<DateTime<Utc>>,
+    pub judging_open: Option<DateTime<Utc>>,
+    pub judging_close: Option<DateTime<Utc>>,
+    pub voting_open: Option<DateTime<Utc>>,
+    pub voting_close: Option<DateTime<Utc>>,
+    pub reviews_per_project: Option<i32>,
+    pub max_team_size: Option<i32>,
+    /// Let teams read the (anonymous) comments on their project once results are published.
+    pub comments_to_teams: Option<bool>,
+}
+
+/// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Mutation.createEvent", Rule::SiteAdmin),
+    ("Mutation.updateEvent", Rule::SignedIn),
+    ("Mutation.grantRole", Rule::SignedIn),
+    ("Mutation.revokeRole", Rule::SignedIn),
+    ("Mutation.registerForEvent", Rule::SignedIn),
+    ("Mutation.createTrack", Rule::SignedIn),
+    ("Mutation.createTeam", Rule::SignedIn),
+    ("Mutation.joinTeam", Rule::SignedIn),
+    ("Mutation.addTeamMember", Rule::SignedIn),
+    ("Mutation.importEvent", Rule::SiteAdmin),
+];
+
+#[derive(Default)]
+pub struct EventMutation;
+
+#[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
+impl EventMutation {
+    /// Creates an event (site admins); the creator becomes its first organizer.
+    async fn create_event(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateEventInput,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Event> {
+        let actor = ctx.actor()?;
+        let key = Key::new(idempotency_key, "createEvent", &json!(input)).gql(ctx)?;
+        let f = EventFields {
+            slug: Some(input.slug),
+            name: Some(input.name),
+            external_id: input.external_id,
+            submissions_open: Some(input.submissions_open),
+            submissions_close: Some(input.submissions_close),
+            judging_open: Some(input.judging_open),
+            judging_close: Some(input.judging_close),
+            voting_open: Some(input.voting_open),
+            voting_close: Some(input.voting_close),
+            reviews_per_project: input.reviews_per_project,
+            max_team_size: input.max_team_size,
+            comments_to_teams: None,
+        };
+        let e = idempotent(ctx, &actor, key, async |txn| {
+            events::create_event(txn, &actor, f).await
+        })
+        .await?;
+        Ok(Event(e))
+    }
+
+    /// Changes an event's settings (organizers).
+    async fn update_event(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        input: UpdateEventInput,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Event> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "updateEvent",
+            &json!({ "event": event, "input": input }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let f = EventFields {
+            slug: input.slug,
+            name: input.name,
+            external_id: None,
+            submissions_open: input.submissions_open,
+            submissions_close: input.submissions_close,
+            judging_open: input.judging_open.map(Some),
+            judging_close: input.judging_close.map(Some),
+            voting_open: input.voting_open.map(Some),
+            voting_close: input.voting_close.map(Some),
+            reviews_per_project: input.reviews_per_project,
+            max_team_size: input.max_team_size,
+            comments_to_teams: input.comments_to_teams,
+        };
+        let e = idempotent(ctx, &actor, key, async |txn| {
+            events::update_event(txn, &actor, e, f).await
+        })
+        .await?;
+        Ok(Event(e))
+    }
+
+    /// Gives a person a role in the event (organizers). The person needs an account.
+    #[allow(clippy::too_many_arguments)]
+    async fn grant_role(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        email: String,
+        role: Role,
+        external_id: Option<String>,
+        tracks: Option<Vec<ID>>,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Membership> {
+        let actor = ctx.actor()?;
+        let tracks: Vec<String> = tracks
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        let key = Key::new(
+            idempotency_key,
+            "grantRole",
+            &json!({ "event": event, "email": email, "role": role.as_str(), "externalId": external_id, "tracks": tracks }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let m = idempotent(ctx, &actor, key, async |txn| {
+            events::grant_role(txn, &actor, &e, &email, role, external_id, tracks).await
+        })
+        .await?;
+        Ok(Membership(m))
+    }
+
+    /// Takes a role away (organizers). The last organizer cannot be removed.
+    async fn revoke_role(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        email: String,
+        role: Role,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<bool> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "revokeRole",
+            &json!({ "event": event, "email": email, "role": role.as_str() }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        idempotent(ctx, &actor, key, async |txn| {
+            events::revoke_role(txn, &actor, &e, &email, role).await
+        })
+        .await?;
+        Ok(true)
+    }
+
+    /// Registers the caller as a participant of the event.
+    async fn register_for_event(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+    ) -> async_graphql::Result<Membership> {
+        let actor = ctx.actor()?;
+        let e = event_of(ctx, &event).await?;
+        let txn = begin(ctx).await?;
+        let m = events::register(&txn, &actor, &e).await.gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Membership(m))
+    }
+
+    /// Adds a track to the event (organizers).
+    async fn create_track(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        name: String,
+        external_id: Option<String>,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Track> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "createTrack",
+            &json!({ "event": event, "name": name, "externalId": external_id }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let t = idempotent(ctx, &actor, key, async |txn| {
+            events::create_track(txn, &actor, &e, &name, external_id).await
+        })
+        .await?;
+        Ok(Track(t))
+    }
+
+    /// Creates a team. A participant creates it and joins it; an organizer creates it empty.
+    async fn create_team(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        name: String,
+        external_id: Option<String>,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let e = event_of(ctx, &event).await?;
+        let txn = begin(ctx).await?;
+        let t = teams::create_team(&txn, &actor, &e, &name, external_id)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Joins the team whose invite code this is (registered participants; one team per
+    /// event; a full team refuses with CONFLICT).
+    async fn join_team(
+        &self,
+        ctx: &Context<'_>,
+        invite_code: String,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = teams::join_team(&txn, &actor, &invite_code)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Puts a person on a team (organizers).
+    async fn add_team_member(
+        &self,
+        ctx: &Context<'_>,
+        team: ID,
+        email: String,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = crate::domain::find_team(&txn, &team, None)
+            .await
+            .gql(ctx)?
+            .ok_or_else(|| ctx.err(AppError::NotFound("team")))?;
+        let t = teams::add_team_member(&txn, &actor, &t, &email)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Imports an event fixture (`verdict.event.v1`) in one transaction (site admins).
+    async fn import_event(
+        &self,
+        ctx: &Context<'_>,
+        fixture: Json<serde_json::Value>,
+    ) -> async_graphql::Result<ImportReport> {
+        let actor = ctx.actor()?;
+        let f = import::parse(fixture.0).gql(ctx)?;
+        let txn = begin(ctx).await?;
+        let (event, counts) = import::import(&txn, actor.public_id(), &f).await.gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(ImportReport { event, counts })
+    }
+}

@@ -1,0 +1,128 @@
+//! Project mutations: a team drafts, edits, submits and withdraws its project. A
+//! submission is announced to `projectSubmitted` subscribers after it commits.
+
+use async_graphql::{Context, ID, InputObject, Object};
+use serde::Serialize;
+use serde_json::json;
+
+use super::write::{begin, commit, event_of, idempotent};
+use crate::domain::idempotency::Key;
+use crate::domain::projects::{self, ProjectFields};
+use crate::graphql::bus::BusEvent;
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::object::project::Project;
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Project content. `createProject` needs `title` and `track`; `updateProject` takes any
+/// subset.
+#[derive(InputObject, Serialize, Clone)]
+pub struct ProjectInput {
+    /// At most 200 characters.
+    pub title: Option<String>,
+    /// At most 200 characters.
+    pub tagline: Option<String>,
+    /// At most 2,000 characters.
+    pub summary: Option<String>,
+    /// At most 20,000 characters.
+    pub description: Option<String>,
+    /// An http(s) URL.
+    pub repo_url: Option<String>,
+    /// An http(s) URL.
+    pub demo_url: Option<String>,
+    /// At most 10 tags of at most 32 characters.
+    pub tags: Option<Vec<String>>,
+    /// A track of the same event (id or external id).
+    pub track: Option<ID>,
+}
+
+impl From<ProjectInput> for ProjectFields {
+    fn from(i: ProjectInput) -> Self {
+        ProjectFields {
+            title: i.title,
+            tagline: i.tagline,
+            summary: i.summary,
+            description: i.description,
+            repo_url: i.repo_url,
+            demo_url: i.demo_url,
+            tags: i.tags,
+            track: i.track.map(|t| t.0),
+        }
+    }
+}
+
+/// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Mutation.createProject", Rule::SignedIn),
+    ("Mutation.updateProject", Rule::SignedIn),
+    ("Mutation.submitProject", Rule::SignedIn),
+    ("Mutation.withdrawProject", Rule::SignedIn),
+];
+
+#[derive(Default)]
+pub struct ProjectMutation;
+
+#[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
+impl ProjectMutation {
+    /// Drafts a project for the caller's team (inside the submission window).
+    async fn create_project(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        input: ProjectInput,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<Project> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "createProject",
+            &json!({ "event": event, "input": input }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let p = idempotent(ctx, &actor, key, async |txn| {
+            projects::create_project(txn, &actor, &e, input.into()).await
+        })
+        .await?;
+        Ok(Project(p))
+    }
+
+    /// Edits a project (its team, inside the submission window).
+    async fn update_project(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+        input: ProjectInput,
+    ) -> async_graphql::Result<Project> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let p = projects::update_project(&txn, &actor, &id, input.into())
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Project(p))
+    }
+
+    /// Submits a project (its team, before the deadline).
+    async fn submit_project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Project> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let p = projects::submit_project(&txn, &actor, &id).await.gql(ctx)?;
+        commit(ctx, txn).await?;
+        ctx.services().bus.publish(BusEvent::ProjectSubmitted {
+            event_id: p.event_id,
+            project_id: p.id,
+        });
+        Ok(Project(p))
+    }
+
+    /// Withdraws a submitted project (its team, before the deadline). Nothing is deleted.
+    async fn withdraw_project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Project> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let p = projects::withdraw_project(&txn, &actor, &id)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Project(p))
+    }
+}

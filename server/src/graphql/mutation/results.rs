@@ -1,0 +1,90 @@
+//! Results mutations: run the calibration (a signed, immutable run) and publish a run as
+//! the event's next result version.
+
+use async_graphql::{Context, ID, Object};
+use serde_json::json;
+
+use super::write::{event_of, idempotent};
+use crate::domain::idempotency::Key;
+use crate::domain::results;
+use crate::graphql::bus::BusEvent;
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::object::results::{CalibrationRun, ResultPublication};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Mutation.runCalibration", Rule::SignedIn),
+    ("Mutation.publishResults", Rule::SignedIn),
+];
+
+#[derive(Default)]
+pub struct ResultsMutation;
+
+#[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
+impl ResultsMutation {
+    /// Runs the calibration on the event's current reviews and stores the signed, immutable
+    /// run (organizers).
+    async fn run_calibration(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        seed: Option<i32>,
+        bootstrap: Option<i32>,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<CalibrationRun> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "runCalibration",
+            &json!({ "event": event, "seed": seed, "bootstrap": bootstrap }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let signer = ctx.services().signer.clone();
+        let run = idempotent(ctx, &actor, key, async |txn| {
+            results::run_calibration(txn, &actor, &e, &signer, seed.map(i64::from), bootstrap).await
+        })
+        .await?;
+        Ok(CalibrationRun(run))
+    }
+
+    /// Publishes a run as the event's next result version, provisional or final
+    /// (organizers). After a final publication, nothing more is published.
+    async fn publish_results(
+        &self,
+        ctx: &Context<'_>,
+        event: String,
+        run: ID,
+        #[graphql(name = "final")] is_final: Option<bool>,
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<ResultPublication> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "publishResults",
+            &json!({ "event": event, "run": run.0, "final": is_final }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let signer = ctx.services().signer.clone();
+        // Only a fresh publication is announced; a replayed request was announced the first
+        // time.
+        let mut fresh = false;
+        let (row, published_run) = idempotent(ctx, &actor, key, async |txn| {
+            fresh = true;
+            results::publish(txn, &actor, &e, &signer, &run, is_final.unwrap_or(false)).await
+        })
+        .await?;
+        if fresh {
+            ctx.services().bus.publish(BusEvent::ResultsPublished {
+                event_id: e.id,
+                publication_id: row.id,
+            });
+        }
+        Ok(ResultPublication {
+            row,
+            run: published_run,
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! What every mutation shares: [`begin`] one write transaction, [`commit`] it, and
+//! [`idempotent`], which runs a write so that a retry with the same idempotency key returns
+//! what the first request created instead of writing again.
+
+use async_graphql::Context;
+use entity::{calibration_run, event, membership, project, result_publication, track};
+use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
+
+use crate::domain::idempotency::{self, Key};
+use crate::domain::{Actor, event_by_slug};
+use crate::error::{AppError, AppResult};
+use crate::graphql::context::{CtxExt, ResultExt};
+
+pub(super) async fn begin(ctx: &Context<'_>) -> async_graphql::Result<DatabaseTransaction> {
+    ctx.db().write().await.gql(ctx)
+}
+
+/// Commits, then forgets the caller's cached access: the write may have changed it.
+pub(super) async fn commit(
+    ctx: &Context<'_>,
+    txn: DatabaseTransaction,
+) -> async_graphql::Result<()> {
+    txn.commit().await.gql(ctx)?;
+    ctx.rc().refresh().await;
+    Ok(())
+}
+
+/// The event a mutation names by slug.
+pub(super) async fn event_of(
+    ctx: &Context<'_>,
+    slug: &str,
+) -> async_graphql::Result<entity::event::Model> {
+    event_by_slug(&ctx.db().conn, slug).await.gql(ctx)
+}
+
+/// Runs `write` in one transaction and commits it, remembering what it created under `key`.
+/// When an earlier request already used `key` with the same input, nothing is written and
+/// `write` is not called: that request's result is reloaded and returned again (the same
+/// key with a different input is a CONFLICT). Without a key, it is a plain write.
+pub(super) async fn idempotent<T: Replayable>(
+    ctx: &Context<'_>,
+    actor: &Actor,
+    key: Option<Key>,
+    write: impl AsyncFnOnce(&DatabaseTransaction) -> AppResult<T>,
+) -> async_graphql::Result<T> {
+    let txn = begin(ctx).await?;
+    if let Some(k) = &key
+        && let Some(id) = idempotency::replay(&txn, actor, k).await.gql(ctx)?
+    {
+        return T::reload(&txn, &id).await.gql(ctx);
+    }
+    let created = write(&txn).await.gql(ctx)?;
+    if let Some(k) = &key {
+        idempotency::record(&txn, actor, k, created.public_id())
+            .await
+            .gql(ctx)?;
+    }
+    commit(ctx, txn).await?;
+    Ok(created)
+}
+
+/// What an idempotent mutation creates: remembered by its public id, and reloaded by it
+/// when the same request comes again.
+pub(super) trait Replayable: Sized {
+    /// The id remembered with the idempotency key.
+    fn public_id(&self) -> &str;
+    /// What an earlier identical request created; NOT_FOUND if it is gone.
+    async fn reload(txn: &DatabaseTransaction, public_id: &str) -> AppResult<Self>;
+}
+
+macro_rules! replayable_row {
+    ($entity:ident, $what:literal) => {
+        impl Replayable for $entity::Model {
+            fn public_id(&self) -> &str {
+                &self.public_id
+            }
+            async fn reload(txn: &DatabaseTransaction, public_id: &str) -> AppResult<Self> {
+                $entity::Entity::find()
+                    .filter($entity::Column::PublicId.eq(public_id))
+                    .one(txn)
+                    .await?
+                    .ok_or(AppError::NotFound($what))
+            }
+        }
+    };
+}
+
+replayable_row!(event, "event");
+replayable_row!(membership, "membership");
+replayable_row!(track, "track");
+replayable_row!(project, "project");
+replayable_row!(calibration_run, "run");
+
+/// A publication with the run it publishes.
+impl Replayable for (result_publication::Model, calibration_run::Model) {
+    fn public_id(&self) -> &str {
+        &self.0.public_id
+    }
+    async fn reload(txn: &DatabaseTransaction, public_id: &str) -> AppResult<Self> {
+        let row = result_publication::Entity::find()
+            .filter(result_publication::Column::PublicId.eq(public_id))
+            .one(txn)
+            .await?
+            .ok_or(AppError::NotFound("publication"))?;
+        let run = calibration_run::Entity::find_by_id(row.run_id)
+            .one(txn)
+            .await?
+            .ok_or(AppError::NotFound("run"))?;
+        Ok((row, run))
+    }
+}
+
+/// A write that creates nothing to return (e.g. `revokeRole`): a replay only says it was
+/// done.
+impl Replayable for () {
+    fn public_id(&self) -> &str {
+        ""
+    }
+    async fn reload(_: &DatabaseTransaction, _: &str) -> AppResult<Self> {
+        Ok(())
+    }
+}

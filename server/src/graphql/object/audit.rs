@@ -1,0 +1,64 @@
+//! The audit chain as organizers read it: one [`AuditEvent`] per link, exactly as hashed.
+
+use async_graphql::{Json, Object};
+use entity::audit_event;
+
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("AuditEvent.seq", Rule::Organizer),
+    ("AuditEvent.occurredAt", Rule::Organizer),
+    ("AuditEvent.actor", Rule::Organizer),
+    ("AuditEvent.event", Rule::Organizer),
+    ("AuditEvent.action", Rule::Organizer),
+    ("AuditEvent.objectType", Rule::Organizer),
+    ("AuditEvent.objectId", Rule::Organizer),
+    ("AuditEvent.payload", Rule::Organizer),
+    ("AuditEvent.prevHash", Rule::Organizer),
+    ("AuditEvent.rowHash", Rule::Organizer),
+];
+
+/// One link of the audit chain.
+pub struct AuditEvent(pub audit_event::Model, pub i64);
+
+/// One link of the audit chain.
+#[Object(guard = "FieldGuard::new(\"AuditEvent\", Scope::event(self.1))")]
+impl AuditEvent {
+    /// Position in the chain, contiguous from 1.
+    async fn seq(&self) -> i64 {
+        self.0.seq
+    }
+    /// The exact timestamp string that was hashed.
+    async fn occurred_at(&self) -> &str {
+        &self.0.occurred_at
+    }
+    /// The acting user's id, or empty for the system.
+    async fn actor(&self) -> &str {
+        &self.0.actor
+    }
+    /// The event's external id.
+    async fn event(&self) -> &str {
+        &self.0.event
+    }
+    /// What happened, as `noun.verb_past`.
+    async fn action(&self) -> &str {
+        &self.0.action
+    }
+    async fn object_type(&self) -> &str {
+        &self.0.object_type
+    }
+    async fn object_id(&self) -> &str {
+        &self.0.object_id
+    }
+    /// The canonical JSON payload.
+    async fn payload(&self) -> Json<serde_json::Value> {
+        Json(serde_json::from_str(&self.0.payload).unwrap_or_default())
+    }
+    async fn prev_hash(&self) -> &str {
+        &self.0.prev_hash
+    }
+    async fn row_hash(&self) -> &str {
+        &self.0.row_hash
+    }
+}

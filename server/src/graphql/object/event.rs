@@ -1,0 +1,517 @@
+//! Events and what hangs directly off them: tracks, teams, the report of an import, and
+//! the kinds of export. [`Event`] is also where a client starts reading an event's projects,
+//! judging and results; those types live in their own files.
+
+use std::collections::HashMap;
+
+use async_graphql::{Context, Enum, ID, Json, Object};
+use chrono::{DateTime, Utc};
+use entity::{
+    assignment, audit_event, calibration_run, event, membership, project, recusal,
+    result_publication, team, track,
+};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+use super::audit::AuditEvent;
+use super::judging::{Assignment, AssignmentProgress, Criterion, JudgingProgress, Recusal};
+use super::project::Project;
+use super::results::{
+    CalibrationRun, Leaderboard, PublishedResults, ResultPublication, latest_publication,
+};
+use super::user::{Membership, User};
+use crate::domain::Role;
+use crate::error::AppError;
+use crate::graphql::connection::{Page, page};
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::loaders::{EventId, LoadersExt, TeamId, maybe};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Event.id", Rule::Public),
+    ("Event.externalId", Rule::Public),
+    ("Event.slug", Rule::Public),
+    ("Event.name", Rule::Public),
+    ("Event.submissionsOpen", Rule::Public),
+    ("Event.submissionsClose", Rule::Public),
+    ("Event.judgingOpen", Rule::Public),
+    ("Event.judgingClose", Rule::Public),
+    ("Event.votingOpen", Rule::Public),
+    ("Event.votingClose", Rule::Public),
+    ("Event.reviewsPerProject", Rule::Public),
+    ("Event.maxTeamSize", Rule::Public),
+    ("Event.tracks", Rule::Public),
+    ("Event.teams", Rule::Public),
+    ("Event.projects", Rule::Public),
+    ("Event.myTeam", Rule::SignedIn),
+    ("Event.myRoles", Rule::SignedIn),
+    ("Event.members", Rule::Organizer),
+    ("Event.auditLog", Rule::Organizer),
+    ("Event.commentsToTeams", Rule::Public),
+    ("Event.rubric", Rule::Public),
+    // The caller's own judging work (empty for non-judges).
+    ("Event.myAssignments", Rule::SignedIn),
+    ("Event.myProgress", Rule::SignedIn),
+    ("Event.nextAssignment", Rule::SignedIn),
+    ("Event.assignments", Rule::Organizer),
+    ("Event.recusals", Rule::Organizer),
+    ("Event.judgingProgress", Rule::Organizer),
+    ("Event.leaderboard", Rule::Organizer),
+    ("Event.calibrationRuns", Rule::Organizer),
+    ("Event.results", Rule::Public),
+    ("Event.publications", Rule::Public),
+    ("Event.export", Rule::Organizer),
+    ("Track.id", Rule::Public),
+    ("Track.externalId", Rule::Public),
+    ("Track.name", Rule::Public),
+    ("Team.id", Rule::Public),
+    ("Team.externalId", Rule::Public),
+    ("Team.name", Rule::Public),
+    ("Team.members", Rule::Member),
+    ("Team.projects", Rule::Public),
+    // Masked in the resolver: null unless the team itself or the organizers (Rule::OwnTeam).
+    ("Team.inviteCode", Rule::Public),
+    ("ImportReport.event", Rule::SiteAdmin),
+    ("ImportReport.inserted", Rule::SiteAdmin),
+    ("ImportReport.counts", Rule::SiteAdmin),
+];
+
+/// A hackathon: its windows, tracks, teams and projects.
+pub struct Event(pub event::Model);
+
+/// A hackathon: its windows, tracks, teams and projects.
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl Event {
+    /// Opaque id.
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    /// The id the event was imported with.
+    async fn external_id(&self) -> Option<&str> {
+        Some(&self.0.external_id)
+    }
+    async fn slug(&self) -> &str {
+        &self.0.slug
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// Projects may be created, edited and submitted from this time on.
+    async fn submissions_open(&self) -> DateTime<Utc> {
+        self.0.submissions_open
+    }
+    /// The deadline: after it, no project content changes.
+    async fn submissions_close(&self) -> DateTime<Utc> {
+        self.0.submissions_close
+    }
+    async fn judging_open(&self) -> Option<DateTime<Utc>> {
+        self.0.judging_open
+    }
+    async fn judging_close(&self) -> Option<DateTime<Utc>> {
+        self.0.judging_close
+    }
+    async fn voting_open(&self) -> Option<DateTime<Utc>> {
+        self.0.voting_open
+    }
+    async fn voting_close(&self) -> Option<DateTime<Utc>> {
+        self.0.voting_close
+    }
+    /// How many reviews each submitted project should get.
+    async fn reviews_per_project(&self) -> i32 {
+        self.0.reviews_per_project
+    }
+    async fn max_team_size(&self) -> i32 {
+        self.0.max_team_size
+    }
+    /// The event's tracks.
+    async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
+        let rows = maybe(ctx, &ctx.loaders().event_tracks, EventId(self.0.id)).await?;
+        Ok(rows.unwrap_or_default().into_iter().map(Track).collect())
+    }
+    /// The event's teams.
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn teams(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Team>> {
+        let q = team::Entity::find().filter(team::Column::EventId.eq(self.0.id));
+        page(ctx, q, team::Column::Id, |t| t.id, first, after, Team).await
+    }
+    /// The public gallery: SUBMITTED projects only, optionally of one track.
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn projects(
+        &self,
+        ctx: &Context<'_>,
+        track: Option<ID>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Project>> {
+        let mut q = project::Entity::find()
+            .filter(project::Column::EventId.eq(self.0.id))
+            .filter(project::Column::Status.eq("submitted"));
+        if let Some(t) = track {
+            let tr = crate::domain::find_track(&ctx.db().conn, &t, Some(self.0.id))
+                .await
+                .gql(ctx)?
+                .filter(|tr| tr.event_id == self.0.id)
+                .ok_or_else(|| {
+                    ctx.err(AppError::bad_input("track", "no such track in this event"))
+                })?;
+            q = q.filter(project::Column::TrackId.eq(tr.id));
+        }
+        page(ctx, q, project::Column::Id, |p| p.id, first, after, Project).await
+    }
+    /// The caller's team in this event, if any.
+    async fn my_team(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Team>> {
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        let Some(id) = access.team_in(self.0.id) else {
+            return Ok(None);
+        };
+        let t = maybe(ctx, &ctx.loaders().teams, TeamId(id)).await?;
+        Ok(t.map(Team))
+    }
+    /// The caller's roles in this event.
+    async fn my_roles(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Role>> {
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        Ok([Role::Participant, Role::Judge, Role::Organizer]
+            .into_iter()
+            .filter(|r| access.has(self.0.id, *r))
+            .collect())
+    }
+    /// Everyone holding a role here (organizers only).
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn members(
+        &self,
+        ctx: &Context<'_>,
+        role: Option<Role>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Membership>> {
+        let mut q = membership::Entity::find().filter(membership::Column::EventId.eq(self.0.id));
+        if let Some(r) = role {
+            q = q.filter(membership::Column::Role.eq(r.as_str()));
+        }
+        page(
+            ctx,
+            q,
+            membership::Column::Id,
+            |m| m.id,
+            first,
+            after,
+            Membership,
+        )
+        .await
+    }
+    /// This event's slice of the audit chain, oldest first (organizers only).
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn audit_log(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<AuditEvent>> {
+        let q = audit_event::Entity::find()
+            .filter(audit_event::Column::Event.eq(self.0.external_id.clone()));
+        let event_id = self.0.id;
+        page(
+            ctx,
+            q,
+            audit_event::Column::Seq,
+            |a| a.seq,
+            first,
+            after,
+            |a| AuditEvent(a, event_id),
+        )
+        .await
+    }
+    /// Whether teams read the comments on their own project once results are published.
+    async fn comments_to_teams(&self) -> bool {
+        self.0.comments_to_teams
+    }
+    /// The rubric, in order.
+    async fn rubric(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Criterion>> {
+        let rows = crate::domain::judges::rubric(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Criterion).collect())
+    }
+    /// The caller's own assignments as a judge here, in the caller's own order.
+    async fn my_assignments(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Assignment>> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| Assignment {
+                row,
+                judge_user: actor.user.id,
+            })
+            .collect())
+    }
+    /// The caller's progress as a judge here.
+    async fn my_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<AssignmentProgress> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        let active: Vec<_> = rows.iter().filter(|a| a.status != "recused").collect();
+        Ok(AssignmentProgress {
+            done: active.iter().filter(|a| a.status == "done").count() as i32,
+            total: active.len() as i32,
+        })
+    }
+    /// The next pending project in the caller's queue. Each judge has their own order, so
+    /// judges do not all start at the same table.
+    async fn next_assignment(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Assignment>> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .find(|a| a.status == "pending")
+            .map(|row| Assignment {
+                row,
+                judge_user: actor.user.id,
+            }))
+    }
+    /// Every assignment (organizers only).
+    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    async fn assignments(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Assignment>> {
+        let judges: HashMap<i64, i64> = membership::Entity::find()
+            .filter(membership::Column::EventId.eq(self.0.id))
+            .filter(membership::Column::Role.eq("judge"))
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?
+            .into_iter()
+            .map(|m| (m.id, m.user_id))
+            .collect();
+        let q = assignment::Entity::find().filter(assignment::Column::EventId.eq(self.0.id));
+        page(
+            ctx,
+            q,
+            assignment::Column::Id,
+            |a| a.id,
+            first,
+            after,
+            |row| Assignment {
+                judge_user: judges.get(&row.judge_id).copied().unwrap_or_default(),
+                row,
+            },
+        )
+        .await
+    }
+    /// Declared judge–team conflicts (organizers only).
+    async fn recusals(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Recusal>> {
+        let rows = recusal::Entity::find()
+            .filter(recusal::Column::EventId.eq(self.0.id))
+            .order_by_asc(recusal::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Recusal).collect())
+    }
+    /// Judging progress (organizers only).
+    async fn judging_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<JudgingProgress> {
+        JudgingProgress::load(&ctx.db().conn, &self.0)
+            .await
+            .gql(ctx)
+    }
+    /// The live, unsigned calibrated ranking on current data, with rank intervals and judge
+    /// diagnostics (organizers only).
+    async fn leaderboard(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Leaderboard>> {
+        Ok(Some(
+            Leaderboard::load(&ctx.db().conn, &self.0).await.gql(ctx)?,
+        ))
+    }
+    /// Every calibration run, newest first (organizers only).
+    async fn calibration_runs(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<CalibrationRun>> {
+        let rows = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .order_by_desc(calibration_run::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(CalibrationRun).collect())
+    }
+    /// The latest published results: null until the organizers publish.
+    async fn results(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<PublishedResults>> {
+        Ok(latest_publication(ctx, self.0.id)
+            .await?
+            .map(|p| p.results_of()))
+    }
+    /// Every publication, oldest first.
+    async fn publications(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<ResultPublication>> {
+        let db = &ctx.db().conn;
+        let rows = result_publication::Entity::find()
+            .filter(result_publication::Column::EventId.eq(self.0.id))
+            .order_by_asc(result_publication::Column::Version)
+            .all(db)
+            .await
+            .gql(ctx)?;
+        let runs: HashMap<i64, calibration_run::Model> = calibration_run::Entity::find()
+            .filter(calibration_run::Column::Id.is_in(rows.iter().map(|r| r.run_id)))
+            .all(db)
+            .await
+            .gql(ctx)?
+            .into_iter()
+            .map(|r| (r.id, r))
+            .collect();
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                runs.get(&row.run_id)
+                    .cloned()
+                    .map(|run| ResultPublication { row, run })
+            })
+            .collect())
+    }
+    /// A CSV export (organizers only). Each export is recorded in the audit log.
+    async fn export(&self, ctx: &Context<'_>, kind: ExportKind) -> async_graphql::Result<String> {
+        let actor = ctx.actor()?;
+        let txn = ctx.db().write().await.gql(ctx)?;
+        let text = crate::domain::export::export(&txn, &actor, &self.0, kind.into())
+            .await
+            .gql(ctx)?;
+        txn.commit().await.gql(ctx)?;
+        Ok(text)
+    }
+}
+
+/// A track (category) of an event.
+pub struct Track(pub track::Model);
+
+/// A track (category) of an event.
+#[Object(guard = "FieldGuard::new(\"Track\", Scope::event(self.0.event_id))")]
+impl Track {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    async fn external_id(&self) -> Option<&str> {
+        Some(&self.0.external_id)
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+}
+
+/// A team of participants in one event.
+pub struct Team(pub team::Model);
+
+impl Team {
+    fn scope(&self) -> Scope {
+        Scope {
+            event: Some(self.0.event_id),
+            team: Some(self.0.id),
+            public: true,
+            user: None,
+        }
+    }
+}
+
+/// A team of participants in one event.
+#[Object(guard = "FieldGuard::new(\"Team\", self.scope())")]
+impl Team {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    async fn external_id(&self) -> Option<&str> {
+        Some(&self.0.external_id)
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// The people on the team (members of the event can see them).
+    async fn members(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<User>> {
+        let users = maybe(ctx, &ctx.loaders().team_members, TeamId(self.0.id)).await?;
+        Ok(users.unwrap_or_default().into_iter().map(User).collect())
+    }
+    /// The team's projects: submitted ones for everyone, drafts and withdrawn ones for the
+    /// team itself and the organizers.
+    async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Project>> {
+        let rows = maybe(ctx, &ctx.loaders().team_projects, TeamId(self.0.id)).await?;
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        Ok(rows
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| access.can_see_project(p))
+            .map(Project)
+            .collect())
+    }
+    /// The code that lets a participant join: null except for the team and the organizers.
+    async fn invite_code(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<&str>> {
+        let allowed = crate::graphql::policy::allowed(ctx, Rule::OwnTeam, &self.scope())
+            .await
+            .gql(ctx)?;
+        Ok(allowed.then_some(self.0.invite_code.as_str()))
+    }
+}
+
+/// What an import inserted.
+pub struct ImportReport {
+    pub event: event::Model,
+    pub counts: crate::domain::import::ImportCounts,
+}
+
+/// What an import inserted.
+#[Object(guard = "FieldGuard::new(\"ImportReport\", Scope::event(self.event.id))")]
+impl ImportReport {
+    async fn event(&self) -> Event {
+        Event(self.event.clone())
+    }
+    /// Rows inserted in all; 0 when the file had been imported before.
+    async fn inserted(&self) -> i32 {
+        self.counts.total()
+    }
+    /// Rows inserted, by kind.
+    async fn counts(&self) -> Json<serde_json::Value> {
+        Json(serde_json::to_value(&self.counts).unwrap_or_default())
+    }
+}
+
+/// What files an export can produce.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ExportKind {
+    Registrations,
+    Teams,
+    Projects,
+    Assignments,
+    Scores,
+    Results,
+    Judges,
+    Audit,
+}
+
+impl From<ExportKind> for crate::domain::export::Kind {
+    fn from(k: ExportKind) -> Self {
+        use crate::domain::export::Kind;
+        match k {
+            ExportKind::Registrations => Kind::Registrations,
+            ExportKind::Teams => Kind::Teams,
+            ExportKind::Projects => Kind::Projects,
+            ExportKind::Assignments => Kind::Assignments,
+            ExportKind::Scores => Kind::Scores,
+            ExportKind::Results => Kind::Results,
+            ExportKind::Judges => Kind::Judges,
+            ExportKind::Audit => Kind::Audit,
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! Judging: the rubric's criteria, judges' assignments, their private reviews and scores,
+//! recusals, progress, and the plans `autoAssign` proposes.
+
+use async_graphql::{Context, ID, Object, SimpleObject};
+use chrono::{DateTime, Utc};
+use entity::{assignment, criterion, recusal, review};
+
+use super::event::Team;
+use super::project::Project;
+use super::user::Membership;
+use crate::graphql::loaders::{
+    AssignmentId, LoadersExt, MembershipId, ProjectId, TeamId, maybe, one,
+};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Criterion.id", Rule::Public),
+    ("Criterion.key", Rule::Public),
+    ("Criterion.name", Rule::Public),
+    ("Criterion.weight", Rule::Public),
+    ("Criterion.min", Rule::Public),
+    ("Criterion.max", Rule::Public),
+    ("Criterion.position", Rule::Public),
+    ("Assignment.id", Rule::OwnJudge),
+    ("Assignment.project", Rule::OwnJudge),
+    ("Assignment.judge", Rule::OwnJudge),
+    ("Assignment.status", Rule::OwnJudge),
+    ("Assignment.source", Rule::OwnJudge),
+    ("Assignment.review", Rule::OwnJudge),
+    ("Review.id", Rule::OwnJudge),
+    ("Review.judge", Rule::OwnJudge),
+    ("Review.project", Rule::OwnJudge),
+    ("Review.submitted", Rule::OwnJudge),
+    ("Review.submittedAt", Rule::OwnJudge),
+    ("Review.comment", Rule::OwnJudge),
+    ("Review.version", Rule::OwnJudge),
+    ("Review.scores", Rule::OwnJudge),
+    // A score is only reachable through `Review.scores`, which is the judge's own.
+    ("Score.criterion", Rule::SignedIn),
+    ("Score.value", Rule::SignedIn),
+    ("Recusal.id", Rule::Organizer),
+    ("Recusal.judge", Rule::Organizer),
+    ("Recusal.team", Rule::Organizer),
+    ("Recusal.reason", Rule::Organizer),
+    ("AssignmentProgress.done", Rule::SignedIn),
+    ("AssignmentProgress.total", Rule::SignedIn),
+    ("JudgingProgress.assignments", Rule::Organizer),
+    ("JudgingProgress.done", Rule::Organizer),
+    ("JudgingProgress.pending", Rule::Organizer),
+    ("JudgingProgress.recused", Rule::Organizer),
+    ("JudgingProgress.projectsBelowTarget", Rule::Organizer),
+    ("AssignmentPlan.edges", Rule::Organizer),
+    ("AssignmentPlan.coverage", Rule::Organizer),
+    ("AssignmentPlan.loads", Rule::Organizer),
+    ("AssignmentPlan.components", Rule::Organizer),
+    ("AssignmentPlan.connected", Rule::Organizer),
+    ("AssignmentPlan.applied", Rule::Organizer),
+    ("AssignmentPlan.totalShortfall", Rule::Organizer),
+    // Parts of an AssignmentPlan, reachable only through it.
+    ("PlannedAssignment.judge", Rule::SignedIn),
+    ("PlannedAssignment.project", Rule::SignedIn),
+    ("PlanCoverage.project", Rule::SignedIn),
+    ("PlanCoverage.assigned", Rule::SignedIn),
+    ("PlanCoverage.target", Rule::SignedIn),
+    ("PlanCoverage.shortfall", Rule::SignedIn),
+    ("PlanCoverage.reason", Rule::SignedIn),
+    ("JudgeLoad.judge", Rule::SignedIn),
+    ("JudgeLoad.load", Rule::SignedIn),
+];
+
+/// One criterion of the event's rubric.
+pub struct Criterion(pub criterion::Model);
+
+#[Object(guard = "FieldGuard::new(\"Criterion\", Scope::event(self.0.event_id))")]
+impl Criterion {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    /// The key scores refer to.
+    async fn key(&self) -> &str {
+        &self.0.key
+    }
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// Relative weight in the total (positive).
+    async fn weight(&self) -> f64 {
+        self.0.weight
+    }
+    /// Lowest allowed score.
+    async fn min(&self) -> i32 {
+        self.0.min_score
+    }
+    /// Highest allowed score.
+    async fn max(&self) -> i32 {
+        self.0.max_score
+    }
+    async fn position(&self) -> i32 {
+        self.0.position
+    }
+}
+
+/// A judge's assignment to review one project.
+pub struct Assignment {
+    pub row: assignment::Model,
+    /// The user behind the judge membership.
+    pub judge_user: i64,
+}
+
+#[Object(
+    guard = "FieldGuard::new(\"Assignment\", Scope { event: Some(self.row.event_id), user: Some(self.judge_user), ..Scope::none() })"
+)]
+impl Assignment {
+    async fn id(&self) -> ID {
+        ID(self.row.public_id.clone())
+    }
+    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
+        one(
+            ctx,
+            &ctx.loaders().projects,
+            ProjectId(self.row.project_id),
+            "project",
+        )
+        .await
+        .map(Project)
+    }
+    async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
+        one(
+            ctx,
+            &ctx.loaders().memberships,
+            MembershipId(self.row.judge_id),
+            "judge",
+        )
+        .await
+        .map(Membership)
+    }
+    /// `pending`, `done` or `recused`.
+    async fn status(&self) -> &str {
+        &self.row.status
+    }
+    /// `import`, `auto` or `manual`.
+    async fn source(&self) -> &str {
+        &self.row.source
+    }
+    /// The review, once the judge has started it.
+    async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {
+        let r = maybe(
+            ctx,
+            &ctx.loaders().reviews_by_assignment,
+            AssignmentId(self.row.id),
+        )
+        .await?;
+        Ok(r.map(|row| Review {
+            row,
+            judge_user: self.judge_user,
+        }))
+    }
+}
+
+/// One score of a review.
+#[derive(SimpleObject)]
+#[graphql(guard = "FieldGuard::new(\"Score\", Scope::none())")]
+pub struct Score {
+    /// The criterion's key.
+    pub criterion: String,
+    pub value: i32,
+}
+
+/// A judge's private review of one project: only the judge and the organizers read it.
+pub struct Review {
+    pub row: review::Model,
+    pub judge_user: i64,
+}
+
+#[Object(
+    guard = "FieldGuard::new(\"Review\", Scope { event: Some(self.row.event_id), user: Some(self.judge_user), ..Scope::none() })"
+)]
+impl Review {
+    async fn id(&self) -> ID {
+        ID(self.row.public_id.clone())
+    }
+    async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
+        one(
+            ctx,
+            &ctx.loaders().memberships,
+            MembershipId(self.row.judge_id),
+            "judge",
+        )
+        .await
+        .map(Membership)
+    }
+    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
+        one(
+            ctx,
+            &ctx.loaders().projects,
+            ProjectId(self.row.project_id),
+            "project",
+        )
+        .await
+        .map(Project)
+    }
+    async fn submitted(&self) -> bool {
+        self.row.submitted
+    }
+    async fn submitted_at(&self) -> Option<DateTime<Utc>> {
+        self.row.submitted_at
+    }
+    async fn comment(&self) -> Option<&str> {
+        Some(self.row.comment.as_str()).filter(|c| !c.is_empty())
+    }
+    /// How many times it was saved; every version is kept.
+    async fn version(&self) -> i32 {
+        self.row.version
+    }
+    async fn scores(&self) -> Vec<Score> {
+        let m: std::collections::BTreeMap<String, i64> =
+            serde_json::from_str(&self.row.scores).unwrap_or_default();
+        m.into_iter()
+            .map(|(criterion, v)| Score {
+                criterion,
+                value: v as i32,
+            })
+            .collect()
+    }
+}
+
+/// A declared conflict between a judge and a team.
+pub struct Recusal(pub recusal::Model);
+
+#[Object(guard = "FieldGuard::new(\"Recusal\", Scope::event(self.0.event_id))")]
+impl Recusal {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
+        one(
+            ctx,
+            &ctx.loaders().memberships,
+            MembershipId(self.0.judge_id),
+            "judge",
+        )
+        .await
+        .map(Membership)
+    }
+    async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
+        one(ctx, &ctx.loaders().teams, TeamId(self.0.team_id), "team")
+            .await
+            .map(Team)
+    }
+    async fn reason(&self) -> &str {
+        &self.0.reason
+    }
+}
+
+/// A judge's progress through their own queue.
+#[derive(SimpleObject)]
+#[graphql(guard = "FieldGuard::new(\"AssignmentProgress\", Scope::none())")]
+pub struct AssignmentProgress {
+    pub done: i32,
+    pub total: i32,
+}
+
+/// Progress of judging in an event (organizers only).
+#[derive(SimpleObject, Clone)]
+#[graphql(guard = "FieldGuard::new(\"JudgingProgress\", Scope::event(self.event_id))")]
+pub struct JudgingProgress {
+    #[graphql(skip)]
+    pub event_id: i64,
+    pub assignments: i32,
+    pub done: i32,
+    pub pending: i32,
+    pub recused: i32,
+    /// Submitted projects with fewer submitted reviews than the event's target.
+    pub projects_below_target: i32,
+}
+
+impl JudgingProgress {
+    /// The event's current judging progress.
+    pub async fn load<C: sea_orm::ConnectionTrait>(
+        db: &C,
+        e: &entity::event::Model,
+    ) -> crate::error::AppResult<Self> {
+        let p = crate::domain::judging::progress(db, e).await?;
+        Ok(JudgingProgress {
+            event_id: e.id,
+            assignments: p.assignments,
+            done: p.done,
+            pending: p.pending,
+            recused: p.recused,
+            projects_below_target: p.projects_below_target,
+        })
+    }
+}
+
+/// A new (judge, project) pair of a plan.
+#[derive(SimpleObject)]
+#[graphql(guard = "FieldGuard::new(\"PlannedAssignment\", Scope::none())")]
+pub struct PlannedAssignment {
+    /// The judge's external id (or membership id).
+    pub judge: String,
+    /// The project's external id.
+    pub project: String,
+}
+
+/// How close one project comes to its target number of reviews.
+#[derive(SimpleObject)]
+#[graphql(guard = "FieldGuard::new(\"PlanCoverage\", Scope::none())")]
+pub struct PlanCoverage {
+    pub project: String,
+    /// Existing plus planned assignments.
+    pub assigned: i32,
+    pub target: i32,
+    pub shortfall: i32,
+    /// Why the target cannot be reached, when it cannot.
+    pub reason: Option<String>,
+}
+
+/// A judge's total assignments once the plan is applied.
+#[derive(SimpleObject)]
+#[graphql(guard = "FieldGuard::new(\"JudgeLoad\", Scope::none())")]
+pub struct JudgeLoad {
+    pub judge: String,
+    pub load: i32,
+}
+
+/// What `autoAssign` plans (and, with `apply`, wrote).
+pub struct AssignmentPlan {
+    pub event_id: i64,
+    pub plan: crate::domain::planner::Plan,
+    pub applied: i32,
+}
+
+#[Object(guard = "FieldGuard::new(\"AssignmentPlan\", Scope::event(self.event_id))")]
+impl AssignmentPlan {
+    /// The new assignments (existing ones are kept).
+    async fn edges(&self) -> Vec<PlannedAssignment> {
+        self.plan
+            .edges
+            .iter()
+            .map(|(j, p)| PlannedAssignment {
+                judge: j.clone(),
+                project: p.clone(),
+            })
+            .collect()
+    }
+    async fn coverage(&self) -> Vec<PlanCoverage> {
+        self.plan
+            .coverage
+            .iter()
+            .map(|c| PlanCoverage {
+                project: c.project.clone(),
+                assigned: c.assigned as i32,
+                target: c.target as i32,
+                shortfall: c.shortfall as i32,
+                reason: c.reason.clone(),
+            })
+            .collect()
+    }
+    async fn loads(&self) -> Vec<JudgeLoad> {
+        self.plan
+            .loads
+            .iter()
+            .map(|(j, l)| JudgeLoad {
+                judge: j.clone(),
+                load: *l as i32,
+            })
+            .collect()
+    }
+    /// Connected components of the judge–project graph after the plan.
+    async fn components(&self) -> i32 {
+        self.plan.components as i32
+    }
+    async fn connected(&self) -> bool {
+        self.plan.connected
+    }
+    /// Assignments written (0 unless `apply: true`).
+    async fn applied(&self) -> i32 {
+        self.applied
+    }
+    /// Projects still short of the target after the plan.
+    async fn total_shortfall(&self) -> i32 {
+        self.plan.total_shortfall() as i32
+    }
+}

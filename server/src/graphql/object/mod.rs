@@ -1,0 +1,11 @@
+//! The output types, one file per domain. Each type wraps a database row (or a computed
+//! value) with the [`Scope`](super::policy::Scope) its guard checks; none derives a GraphQL
+//! type on a database model. Each file declares, in its `POLICIES`, who may read every
+//! field of its types; [`super::policy`] collects them.
+
+pub mod audit;
+pub mod event;
+pub mod judging;
+pub mod project;
+pub mod results;
+pub mod user;

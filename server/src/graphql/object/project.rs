@@ -1,0 +1,198 @@
+//! Projects: what a team writes and submits, and who may read it in which state (drafts
+//! and withdrawn projects stay with their team and the organizers). A project's reviews and
+//! the anonymous feedback to its team are read here too.
+
+use async_graphql::{Context, Enum, ID, Object};
+use chrono::{DateTime, Utc};
+use entity::project;
+
+use super::event::{Event, Team, Track};
+use super::judging::Review;
+use crate::domain::{Role, json_list};
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::loaders::{
+    EventId, LoadersExt, MembershipId, ProjectId, TeamId, TrackId, many, maybe, one,
+};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Project.id", Rule::VisibleOrOwnTeam),
+    ("Project.externalId", Rule::VisibleOrOwnTeam),
+    ("Project.title", Rule::VisibleOrOwnTeam),
+    ("Project.tagline", Rule::VisibleOrOwnTeam),
+    ("Project.summary", Rule::VisibleOrOwnTeam),
+    ("Project.description", Rule::VisibleOrOwnTeam),
+    ("Project.repoUrl", Rule::VisibleOrOwnTeam),
+    ("Project.demoUrl", Rule::VisibleOrOwnTeam),
+    ("Project.tags", Rule::VisibleOrOwnTeam),
+    ("Project.status", Rule::VisibleOrOwnTeam),
+    ("Project.submittedAt", Rule::VisibleOrOwnTeam),
+    ("Project.track", Rule::VisibleOrOwnTeam),
+    ("Project.team", Rule::VisibleOrOwnTeam),
+    ("Project.event", Rule::VisibleOrOwnTeam),
+    ("Project.createdAt", Rule::VisibleOrOwnTeam),
+    ("Project.updatedAt", Rule::VisibleOrOwnTeam),
+    // Filtered by the resolver: organizers all, a judge their own, others none.
+    ("Project.reviews", Rule::VisibleOrOwnTeam),
+    ("Project.feedback", Rule::OwnTeam),
+];
+
+/// Where a project is in its life.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ProjectStatus {
+    /// Being written; visible to its team and the organizers.
+    Draft,
+    /// Submitted for judging; public.
+    Submitted,
+    /// Taken back by its team; visible to its team and the organizers.
+    Withdrawn,
+}
+
+impl ProjectStatus {
+    fn of(s: &str) -> ProjectStatus {
+        match s {
+            "submitted" => ProjectStatus::Submitted,
+            "withdrawn" => ProjectStatus::Withdrawn,
+            _ => ProjectStatus::Draft,
+        }
+    }
+}
+
+/// A project submitted (or being written) for an event.
+pub struct Project(pub project::Model);
+
+impl Project {
+    fn scope(&self) -> Scope {
+        Scope {
+            event: Some(self.0.event_id),
+            team: Some(self.0.team_id),
+            public: self.0.status == "submitted",
+            user: None,
+        }
+    }
+}
+
+/// A project submitted (or being written) for an event.
+#[Object(guard = "FieldGuard::new(\"Project\", self.scope())")]
+impl Project {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    async fn external_id(&self) -> Option<&str> {
+        Some(&self.0.external_id)
+    }
+    async fn title(&self) -> &str {
+        &self.0.title
+    }
+    async fn tagline(&self) -> &str {
+        &self.0.tagline
+    }
+    async fn summary(&self) -> &str {
+        &self.0.summary
+    }
+    async fn description(&self) -> &str {
+        &self.0.description
+    }
+    async fn repo_url(&self) -> Option<&str> {
+        Some(self.0.repo_url.as_str()).filter(|s| !s.is_empty())
+    }
+    async fn demo_url(&self) -> Option<&str> {
+        Some(self.0.demo_url.as_str()).filter(|s| !s.is_empty())
+    }
+    async fn tags(&self) -> Vec<String> {
+        json_list(&self.0.tags)
+    }
+    async fn status(&self) -> ProjectStatus {
+        ProjectStatus::of(&self.0.status)
+    }
+    /// When it was last submitted: set for SUBMITTED projects, kept for WITHDRAWN ones,
+    /// null for drafts.
+    async fn submitted_at(&self) -> Option<DateTime<Utc>> {
+        self.0.submitted_at
+    }
+    async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Track> {
+        one(
+            ctx,
+            &ctx.loaders().tracks,
+            TrackId(self.0.track_id),
+            "track",
+        )
+        .await
+        .map(Track)
+    }
+    async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
+        one(ctx, &ctx.loaders().teams, TeamId(self.0.team_id), "team")
+            .await
+            .map(Team)
+    }
+    async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
+        one(
+            ctx,
+            &ctx.loaders().events,
+            EventId(self.0.event_id),
+            "event",
+        )
+        .await
+        .map(Event)
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn updated_at(&self) -> DateTime<Utc> {
+        self.0.updated_at
+    }
+    /// Reviews of this project: organizers read all, a judge only their own, everyone
+    /// else none.
+    async fn reviews(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Review>> {
+        let Some(user) = ctx.rc().user() else {
+            return Ok(vec![]);
+        };
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        let organizer = access.is_organizer(self.0.event_id);
+        if !organizer && !access.has(self.0.event_id, Role::Judge) {
+            return Ok(vec![]);
+        }
+        let rows = maybe(ctx, &ctx.loaders().project_reviews, ProjectId(self.0.id))
+            .await?
+            .unwrap_or_default();
+        let judges = many(
+            ctx,
+            &ctx.loaders().memberships,
+            rows.iter().map(|r| MembershipId(r.judge_id)),
+        )
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                let judge_user = judges.get(&MembershipId(row.judge_id))?.user_id;
+                (organizer || judge_user == user.id).then_some(Review { row, judge_user })
+            })
+            .collect())
+    }
+    /// The judges' comments on this project, without names: for the project's team once
+    /// results are published, if the event enables it.
+    async fn feedback(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<String>> {
+        let Some(e) = maybe(ctx, &ctx.loaders().events, EventId(self.0.event_id)).await? else {
+            return Ok(vec![]);
+        };
+        let published = maybe(ctx, &ctx.loaders().latest_publication, EventId(e.id))
+            .await?
+            .is_some();
+        if !(e.comments_to_teams && published) {
+            return Ok(vec![]);
+        }
+        let rows = maybe(ctx, &ctx.loaders().project_reviews, ProjectId(self.0.id))
+            .await?
+            .unwrap_or_default();
+        let mut comments: Vec<String> = rows
+            .into_iter()
+            .filter(|r| r.submitted)
+            .map(|r| r.comment)
+            .filter(|c| !c.trim().is_empty())
+            .collect();
+        // Sorted, so the order does not hint at who wrote what.
+        comments.sort();
+        Ok(comments)
+    }
+}

@@ -1,0 +1,225 @@
+//! People and their standing: a user, the signed-in viewer, sessions, API tokens, and the
+//! memberships (roles) a user holds in events. Emails are masked field by field.
+
+use async_graphql::{Context, ID, Object};
+use chrono::{DateTime, Utc};
+use entity::{api_token, membership, user};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+use super::event::{Event, Track};
+use crate::domain::{Role, json_ids};
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::loaders::{EventId, LoadersExt, TrackId, UserId, many, maybe, one};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Viewer.user", Rule::OwnUser),
+    ("Viewer.memberships", Rule::OwnUser),
+    ("Viewer.apiTokens", Rule::OwnUser),
+    // A session exists only in the response to whoever just proved the password.
+    ("Session.token", Rule::Public),
+    ("Session.user", Rule::Public),
+    ("ApiToken.id", Rule::OwnUser),
+    ("ApiToken.label", Rule::OwnUser),
+    ("ApiToken.prefix", Rule::OwnUser),
+    ("ApiToken.createdAt", Rule::OwnUser),
+    ("ApiToken.lastUsedAt", Rule::OwnUser),
+    ("ApiToken.revokedAt", Rule::OwnUser),
+    ("CreatedApiToken.token", Rule::OwnUser),
+    ("CreatedApiToken.apiToken", Rule::OwnUser),
+    ("User.id", Rule::Public),
+    ("User.displayName", Rule::Public),
+    // Masked in the resolver: null unless self, a site admin, or an organizer of an event
+    // the person takes part in.
+    ("User.email", Rule::Public),
+    ("User.isSiteAdmin", Rule::Public),
+    ("Membership.id", Rule::Member),
+    ("Membership.externalId", Rule::Member),
+    ("Membership.role", Rule::Member),
+    ("Membership.event", Rule::Member),
+    ("Membership.user", Rule::Member),
+    ("Membership.email", Rule::Organizer),
+    ("Membership.tracks", Rule::Member),
+];
+
+/// A person. Only their display name is public.
+pub struct User(pub user::Model);
+
+/// A person. Only their display name is public.
+#[Object(
+    guard = "FieldGuard::new(\"User\", Scope { user: Some(self.0.id), public: true, ..Scope::none() })"
+)]
+impl User {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    async fn display_name(&self) -> &str {
+        &self.0.display_name
+    }
+    /// The person's email: null except for the person, site admins, and the organizers of an
+    /// event the person takes part in.
+    async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<&str>> {
+        let Some(caller) = ctx.rc().user() else {
+            return Ok(None);
+        };
+        if caller.id == self.0.id || caller.is_site_admin {
+            return Ok(Some(&self.0.email));
+        }
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        let events = maybe(ctx, &ctx.loaders().user_events, UserId(self.0.id)).await?;
+        let organizes = events
+            .unwrap_or_default()
+            .iter()
+            .any(|e| access.is_organizer(*e));
+        Ok(organizes.then_some(self.0.email.as_str()))
+    }
+    async fn is_site_admin(&self) -> bool {
+        self.0.is_site_admin
+    }
+}
+
+/// A person's role in one event.
+pub struct Membership(pub membership::Model);
+
+/// A person's role in one event.
+#[Object(guard = "FieldGuard::new(\"Membership\", Scope::event(self.0.event_id))")]
+impl Membership {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    /// The id a fixture gave this role (e.g. `jdg_01`).
+    async fn external_id(&self) -> Option<&str> {
+        self.0.external_id.as_deref()
+    }
+    async fn role(&self) -> Role {
+        Role::parse(&self.0.role).unwrap_or(Role::Participant)
+    }
+    async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
+        one(
+            ctx,
+            &ctx.loaders().events,
+            EventId(self.0.event_id),
+            "event",
+        )
+        .await
+        .map(Event)
+    }
+    async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<User> {
+        one(ctx, &ctx.loaders().users, UserId(self.0.user_id), "user")
+            .await
+            .map(User)
+    }
+    /// The member's email (organizers only).
+    async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
+        let u = maybe(ctx, &ctx.loaders().users, UserId(self.0.user_id)).await?;
+        Ok(u.map(|u| u.email).unwrap_or_default())
+    }
+    /// The tracks a judge covers; empty means every track.
+    async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
+        let ids = json_ids(&self.0.judge_tracks);
+        let found = many(ctx, &ctx.loaders().tracks, ids.iter().map(|i| TrackId(*i))).await?;
+        Ok(ids
+            .iter()
+            .filter_map(|i| found.get(&TrackId(*i)).cloned())
+            .map(Track)
+            .collect())
+    }
+}
+
+/// The signed-in caller.
+pub struct Viewer(pub user::Model);
+
+/// The signed-in caller.
+#[Object(guard = "FieldGuard::new(\"Viewer\", Scope { user: Some(self.0.id), ..Scope::none() })")]
+impl Viewer {
+    async fn user(&self) -> User {
+        User(self.0.clone())
+    }
+    /// Every role the caller holds, across events.
+    async fn memberships(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Membership>> {
+        let rows = membership::Entity::find()
+            .filter(membership::Column::UserId.eq(self.0.id))
+            .order_by_asc(membership::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Membership).collect())
+    }
+    /// The caller's personal API tokens (never the secret).
+    async fn api_tokens(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<ApiToken>> {
+        let rows = crate::domain::accounts::api_tokens(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(ApiToken).collect())
+    }
+}
+
+/// A signed-in session: send `token` as `Authorization: Bearer <token>`.
+pub struct Session {
+    pub token: String,
+    pub user: user::Model,
+}
+
+/// A signed-in session: send `token` as `Authorization: Bearer <token>`.
+#[Object(
+    guard = "FieldGuard::new(\"Session\", Scope { user: Some(self.user.id), public: true, ..Scope::none() })"
+)]
+impl Session {
+    /// The bearer token; shown once.
+    async fn token(&self) -> &str {
+        &self.token
+    }
+    async fn user(&self) -> User {
+        User(self.user.clone())
+    }
+}
+
+/// A personal API token (its secret is never shown again).
+pub struct ApiToken(pub api_token::Model);
+
+/// A personal API token (its secret is never shown again).
+#[Object(
+    guard = "FieldGuard::new(\"ApiToken\", Scope { user: Some(self.0.user_id), ..Scope::none() })"
+)]
+impl ApiToken {
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    async fn label(&self) -> &str {
+        &self.0.label
+    }
+    /// The token's first characters, to recognize it.
+    async fn prefix(&self) -> &str {
+        &self.0.prefix
+    }
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    async fn last_used_at(&self) -> Option<DateTime<Utc>> {
+        self.0.last_used_at
+    }
+    async fn revoked_at(&self) -> Option<DateTime<Utc>> {
+        self.0.revoked_at
+    }
+}
+
+/// A freshly minted API token with its secret, shown this once.
+pub struct CreatedApiToken {
+    pub token: String,
+    pub api_token: api_token::Model,
+}
+
+/// A freshly minted API token with its secret, shown this once.
+#[Object(
+    guard = "FieldGuard::new(\"CreatedApiToken\", Scope { user: Some(self.api_token.user_id), ..Scope::none() })"
+)]
+impl CreatedApiToken {
+    /// The raw token; store it now, it is not shown again.
+    async fn token(&self) -> &str {
+        &self.token
+    }
+    async fn api_token(&self) -> ApiToken {
+        ApiToken(self.api_token.clone())
+    }
+}

@@ -56,41 +56,53 @@ pub struct ServeConfig {
 #[derive(Args, Clone, Debug)]
 pub struct Limits {
     /// Maximum selection depth of a GraphQL operation.
-    #[arg(long, env = "VERDICT_MAX_DEPTH", default_value_t = 10)]
+    #[arg(long, env = "VERDICT_MAX_DEPTH", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
     /// Maximum complexity of an operation; list fields multiply by their `first`.
-    #[arg(long, env = "VERDICT_MAX_COMPLEXITY", default_value_t = 5000)]
+    #[arg(long, env = "VERDICT_MAX_COMPLEXITY", default_value_t = Limits::default().max_complexity)]
     pub max_complexity: usize,
     /// Maximum page size (`first`) of a connection.
-    #[arg(long, env = "VERDICT_MAX_PAGE", default_value_t = 100)]
+    #[arg(long, env = "VERDICT_MAX_PAGE", default_value_t = Limits::default().max_page)]
     pub max_page: usize,
     /// Maximum number of operations in one batched request.
-    #[arg(long, env = "VERDICT_MAX_BATCH", default_value_t = 10)]
+    #[arg(long, env = "VERDICT_MAX_BATCH", default_value_t = Limits::default().max_batch)]
     pub max_batch: usize,
     /// Maximum request body, in bytes.
-    #[arg(long, env = "VERDICT_MAX_BODY", default_value_t = 64 * 1024)]
+    #[arg(long, env = "VERDICT_MAX_BODY", default_value_t = Limits::default().max_body)]
     pub max_body: usize,
     /// Maximum directives on one field.
-    #[arg(long, env = "VERDICT_MAX_DIRECTIVES", default_value_t = 5)]
+    #[arg(long, env = "VERDICT_MAX_DIRECTIVES", default_value_t = Limits::default().max_directives)]
     pub max_directives: usize,
     /// Per-request timeout, in seconds.
     #[arg(
         long = "request-timeout",
         env = "VERDICT_REQUEST_TIMEOUT",
-        default_value_t = 30
+        default_value_t = Limits::default().request_timeout_secs
     )]
     pub request_timeout_secs: u64,
     /// Requests per second allowed per client address on /graphql (token bucket refill).
-    #[arg(long, env = "VERDICT_RATE_LIMIT_PER_SECOND", default_value_t = 20)]
+    #[arg(
+        long,
+        env = "VERDICT_RATE_LIMIT_PER_SECOND",
+        default_value_t = Limits::default().rate_limit_per_second
+    )]
     pub rate_limit_per_second: u64,
     /// Burst size of the per-address request limit.
-    #[arg(long, env = "VERDICT_RATE_LIMIT_BURST", default_value_t = 100)]
+    #[arg(
+        long,
+        env = "VERDICT_RATE_LIMIT_BURST",
+        default_value_t = Limits::default().rate_limit_burst
+    )]
     pub rate_limit_burst: u32,
     /// Failed log-ins allowed per email and per address within 15 minutes.
-    #[arg(long, env = "VERDICT_LOGIN_ATTEMPTS", default_value_t = 10)]
+    #[arg(long, env = "VERDICT_LOGIN_ATTEMPTS", default_value_t = Limits::default().login_attempts)]
     pub login_attempts: i32,
     /// How long DataLoaders wait for sibling fields to join a batch, in milliseconds.
-    #[arg(long, env = "VERDICT_LOADER_BATCH_MS", default_value_t = 1)]
+    #[arg(
+        long,
+        env = "VERDICT_LOADER_BATCH_MS",
+        default_value_t = Limits::default().loader_batch_ms
+    )]
     pub loader_batch_ms: u64,
 }
 
@@ -104,6 +116,7 @@ impl Limits {
     }
 }
 
+/// The defaults, written once: the flags' `default_value_t` read them from here.
 impl Default for Limits {
     fn default() -> Self {
         Limits {

@@ -34,9 +34,13 @@ impl Db {
         let counter = statements.clone();
         conn.set_metric_callback(move |info| {
             counter.fetch_add(1, Ordering::Relaxed);
-            if std::env::var_os("VERDICT_TRACE_SQL").is_some() {
-                eprintln!("SQL {}", info.statement.sql);
-            }
+            // Off unless asked for: `RUST_LOG=verdict::sql=debug`.
+            tracing::debug!(
+                target: "verdict::sql",
+                elapsed = ?info.elapsed,
+                "{}",
+                info.statement.sql
+            );
         });
         Ok(Db { conn, statements })
     }

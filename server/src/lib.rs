@@ -9,9 +9,8 @@
 //! - [`calibrate`]: the calibration engine: pure, deterministic, no database.
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
-//! - [`app`]: the axum router that serves it all.
+//! - [`http`]: the axum router that serves it all; authentication happens there.
 
-pub mod app;
 pub mod audit;
 pub mod bundle;
 pub mod calibrate;
@@ -22,4 +21,5 @@ pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod graphql;
+pub mod http;
 pub mod web;

@@ -10,7 +10,7 @@ use verdict::demo;
 use verdict::domain::{accounts, import};
 use verdict::error::AppError;
 use verdict::graphql::{self, Services, bus::Bus};
-use verdict::{app, audit};
+use verdict::{audit, http};
 
 #[derive(Parser)]
 #[command(
@@ -313,12 +313,7 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         tls_cookies: cfg.tls_cookies,
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
-    let introspection = graphql::introspection_schema(services.clone(), !cfg.no_introspection);
-    let router = app::router(app::AppState {
-        schema,
-        introspection,
-        services,
-    });
+    let router = http::router(http::AppState { schema, services });
     let listener = tokio::net::TcpListener::bind(cfg.addr)
         .await
         .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;

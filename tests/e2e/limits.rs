@@ -46,6 +46,8 @@ fn assert_refused(resp: &Value, what: &str) {
 
 e2e! {
     depth_limit,
+    nesting_limit,
+    introspection_depth,
     complexity_limit,
     page_size_limit,
     batch_limit,
@@ -67,6 +69,72 @@ async fn depth_limit(app: App) {
                event { projects(first: 1) { edges { node { id } } } } } } } } } } } } }";
     let r = app.gql(q, json!({})).await;
     assert_refused(&r, "a query 13 levels deep");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+}
+
+/// Far past the depth limit, where async-graphql's own guards (its nesting check at 32,
+/// its parser's recursion limit at 64) refuse before validation measures the depth, the
+/// refusal is the same QUERY_TOO_COMPLEX, never BAD_USER_INPUT.
+async fn nesting_limit(app: App) {
+    let fields = format!(
+        "{{ event(slug: \"x\") {{ projects(first: 1) {{ edges {{ node {{ {} id {} }} }} }} }} }}",
+        "team { projects { ".repeat(18),
+        "} } ".repeat(18)
+    );
+    let r = app.gql(&fields, json!({})).await;
+    assert_refused(&r, "a query 41 levels deep");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    for levels in [40, 100] {
+        let q = format!(
+            "{{ {} __typename {} }}",
+            "... on Query { ".repeat(levels),
+            "} ".repeat(levels)
+        );
+        let r = app.gql(&q, json!({})).await;
+        assert_refused(&r, &format!("inline fragments nested {levels} levels"));
+        assert_code(&r, "QUERY_TOO_COMPLEX");
+    }
+    // Fragments that spread each other in a cycle never end.
+    let r = app
+        .gql(
+            "{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }",
+            json!({}),
+        )
+        .await;
+    assert_refused(&r, "a fragment cycle");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    // A syntax error is the caller's mistake, not a limit.
+    let r = app
+        .gql("{ events(first: 1) { totalCount }", json!({}))
+        .await;
+    assert_code(&r, "BAD_USER_INPUT");
+}
+
+/// GraphiQL's introspection query nests deeper than data queries may; operations that
+/// select only introspection fields get the deeper limit, data queries do not.
+async fn introspection_depth(app: App) {
+    let of_type = |levels: usize| {
+        format!(
+            "{{ __schema {{ types {{ {} name {} }} }} }}",
+            "ofType { ".repeat(levels),
+            "} ".repeat(levels)
+        )
+    };
+    // 14 levels deep: past the data limit (10), within the introspection limit (16).
+    let r = app.gql(&of_type(11), json!({})).await;
+    assert!(data(&r)["__schema"]["types"].is_array(), "{r}");
+    // Past the introspection limit.
+    let r = app.gql(&of_type(16), json!({})).await;
+    assert_refused(&r, "introspection 19 levels deep");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    // A data field alongside makes it a data query, held to the data limit.
+    let q = of_type(11).replacen(
+        "{ __schema",
+        "{ __typename events(first: 1) { totalCount } __schema",
+        1,
+    );
+    let r = app.gql(&q, json!({})).await;
+    assert_refused(&r, "introspection 14 levels deep beside a data field");
     assert_code(&r, "QUERY_TOO_COMPLEX");
 }
 

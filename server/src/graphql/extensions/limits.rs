@@ -1,0 +1,402 @@
+//! Query limits: depth, complexity, directives per field and nesting, refused with
+//! QUERY_TOO_COMPLEX before anything runs.
+//!
+//! async-graphql can enforce these itself (`limit_depth`, `limit_complexity`,
+//! `limit_directives`), but its refusals carry only English text, so the schema is built
+//! without them and this extension checks each limit at the step that measures it:
+//!
+//! - `prepare_request`: the extension parses the request itself, so the parser's recursion
+//!   limit is told from a syntax error by its variant; then it checks nesting and
+//!   directives on the document, and notes whether the operation is introspection only.
+//!   The parsed document is handed on; async-graphql does not parse it again.
+//! - `validation`: validation measures depth and complexity ([`ValidationResult`]); they
+//!   are compared with the configuration here. Operations that select only `__schema`,
+//!   `__type` and `__typename` get [`INTROSPECTION_DEPTH`] (when introspection is on).
+//! - `request`: an error that still has no code after execution is a request-level
+//!   refusal (unknown operation name: BAD_USER_INPUT) or, with a path, INTERNAL.
+//!
+//! Errors from parsing and validation are the caller's: BAD_USER_INPUT. Validation
+//! measures depth and complexity only of a document without mistakes, so a document that
+//! is both wrong and too deep is told about its mistakes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextRequest, NextValidation,
+};
+use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
+use async_graphql::{Name, Request, Response, ServerError, ServerResult, ValidationResult};
+
+use super::{BAD_USER_INPUT, INTERNAL, set_code, too_complex};
+use crate::config::Limits;
+
+/// Depth allowed to introspection-only operations: the standard introspection query
+/// (GraphiQL's, codegen tools') nests about 13 levels, deeper than data queries may.
+pub const INTROSPECTION_DEPTH: usize = 16;
+
+/// How deeply selection sets may nest, counting fragment spreads and inline fragments.
+/// This guards the recursive walks of validation; the schema sets async-graphql's own
+/// guard (`limit_recursive_depth`) to the same value, so this check, which runs first,
+/// is the one that refuses.
+pub const MAX_NESTING: usize = 32;
+
+/// The extension factory, built once with the schema.
+pub struct QueryLimits {
+    config: Arc<Config>,
+}
+
+struct Config {
+    max_depth: usize,
+    max_complexity: usize,
+    max_directives: usize,
+    /// Whether introspection is on (and so whether introspection-only operations get the
+    /// deeper limit).
+    introspection: bool,
+}
+
+impl QueryLimits {
+    pub fn new(limits: &Limits, introspection: bool) -> Self {
+        QueryLimits {
+            config: Arc::new(Config {
+                max_depth: limits.max_depth,
+                max_complexity: limits.max_complexity,
+                max_directives: limits.max_directives,
+                introspection,
+            }),
+        }
+    }
+}
+
+impl ExtensionFactory for QueryLimits {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(Checker {
+            config: self.config.clone(),
+            introspection_only: AtomicBool::new(false),
+        })
+    }
+}
+
+/// One request's checks.
+struct Checker {
+    config: Arc<Config>,
+    /// Set in `prepare_request`, read in `validation`.
+    introspection_only: AtomicBool,
+}
+
+#[async_graphql::async_trait::async_trait]
+impl Extension for Checker {
+    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
+        let mut resp = next.run(ctx).await;
+        for e in resp.errors.iter_mut() {
+            // No path: the request itself was refused (an unknown operation name).
+            let code = if e.path.is_empty() {
+                BAD_USER_INPUT
+            } else {
+                INTERNAL
+            };
+            set_code(e, code);
+        }
+        resp
+    }
+
+    async fn prepare_request(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        mut request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let doc = match async_graphql::parser::parse_query(&request.query) {
+            Ok(doc) => doc,
+            Err(e @ async_graphql::parser::Error::RecursionLimitExceeded) => {
+                let e = ServerError::from(e);
+                return Err(too_complex(e.message, e.locations.first().copied()));
+            }
+            Err(e) => {
+                let mut e = ServerError::from(e);
+                set_code(&mut e, BAD_USER_INPUT);
+                return Err(e);
+            }
+        };
+        check_nesting(&doc)?;
+        check_directives(&doc, self.config.max_directives)?;
+        self.introspection_only.store(
+            self.config.introspection && is_introspection_only(&doc),
+            Ordering::Relaxed,
+        );
+        request.set_parsed_query(doc);
+        next.run(ctx, request).await
+    }
+
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        let result = next.run(ctx).await.map_err(|mut errors| {
+            for e in errors.iter_mut() {
+                set_code(e, BAD_USER_INPUT);
+            }
+            errors
+        })?;
+        let c = &self.config;
+        // The same checks, in the same order, with the same words as async-graphql's.
+        if result.complexity > c.max_complexity {
+            return Err(vec![too_complex("Query is too complex.".into(), None)]);
+        }
+        let max_depth = if self.introspection_only.load(Ordering::Relaxed) {
+            c.max_depth.max(INTROSPECTION_DEPTH)
+        } else {
+            c.max_depth
+        };
+        if result.depth > max_depth {
+            return Err(vec![too_complex("Query is nested too deep.".into(), None)]);
+        }
+        Ok(result)
+    }
+}
+
+/// Refuses a document whose selection sets nest deeper than [`MAX_NESTING`].
+fn check_nesting(doc: &ExecutableDocument) -> ServerResult<()> {
+    let mut memo = HashMap::new();
+    for (_, op) in doc.operations.iter() {
+        let set = &op.node.selection_set;
+        if nesting(doc, &set.node, MAX_NESTING, &mut memo).is_none() {
+            return Err(too_complex(
+                format!("The recursion depth of the query cannot be greater than `{MAX_NESTING}`"),
+                Some(set.pos),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The longest chain of selection sets below `set` (a field's selection, a fragment
+/// spread, an inline fragment each count one), or `None` once it would pass `room`. Each
+/// fragment's nesting is computed once, so fragments spread many times cost nothing more;
+/// a fragment cycle runs out of room.
+fn nesting<'a>(
+    doc: &'a ExecutableDocument,
+    set: &'a SelectionSet,
+    room: usize,
+    memo: &mut HashMap<&'a Name, usize>,
+) -> Option<usize> {
+    let mut deepest = 0;
+    for item in &set.items {
+        let below = match &item.node {
+            Selection::Field(f) if f.node.selection_set.node.items.is_empty() => continue,
+            Selection::Field(f) => {
+                nesting(doc, &f.node.selection_set.node, room.checked_sub(1)?, memo)?
+            }
+            Selection::InlineFragment(i) => {
+                nesting(doc, &i.node.selection_set.node, room.checked_sub(1)?, memo)?
+            }
+            Selection::FragmentSpread(s) => {
+                let name = &s.node.fragment_name.node;
+                // An unknown fragment is validation's to report.
+                let Some((name, fragment)) = doc.fragments.get_key_value(name) else {
+                    continue;
+                };
+                match memo.get(name) {
+                    Some(&n) => n,
+                    None => {
+                        let n = nesting(
+                            doc,
+                            &fragment.node.selection_set.node,
+                            room.checked_sub(1)?,
+                            memo,
+                        )?;
+                        memo.insert(name, n);
+                        n
+                    }
+                }
+            }
+        };
+        deepest = deepest.max(below + 1);
+        if deepest > room {
+            return None;
+        }
+    }
+    Some(deepest)
+}
+
+/// Refuses a field carrying more than `max` directives (in operations and fragments).
+fn check_directives(doc: &ExecutableDocument, max: usize) -> ServerResult<()> {
+    fn walk(set: &SelectionSet, max: usize) -> ServerResult<()> {
+        for item in &set.items {
+            match &item.node {
+                Selection::Field(f) => {
+                    if f.node.directives.len() > max {
+                        return Err(too_complex(
+                            format!(
+                                "The number of directives on the field `{}` cannot be greater than `{max}`",
+                                f.node.name.node
+                            ),
+                            Some(f.pos),
+                        ));
+                    }
+                    walk(&f.node.selection_set.node, max)?;
+                }
+                Selection::InlineFragment(i) => walk(&i.node.selection_set.node, max)?,
+                Selection::FragmentSpread(_) => {}
+            }
+        }
+        Ok(())
+    }
+    for (_, op) in doc.operations.iter() {
+        walk(&op.node.selection_set.node, max)?;
+    }
+    for fragment in doc.fragments.values() {
+        walk(&fragment.node.selection_set.node, max)?;
+    }
+    Ok(())
+}
+
+/// Whether every operation of `doc` selects only introspection fields (`__schema`,
+/// `__type`, `__typename`) at its top level.
+fn is_introspection_only(doc: &ExecutableDocument) -> bool {
+    let mut ops = doc.operations.iter().peekable();
+    ops.peek().is_some()
+        && ops.all(|(_, op)| {
+            op.node
+                .selection_set
+                .node
+                .items
+                .iter()
+                .all(|s| match &s.node {
+                    Selection::Field(f) => f.node.name.node.starts_with("__"),
+                    _ => false,
+                })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use async_graphql::{EmptyMutation, EmptySubscription, Object, Schema};
+
+    use super::*;
+
+    struct Root;
+
+    #[Object]
+    impl Root {
+        async fn child(&self) -> Root {
+            Root
+        }
+        async fn leaf(&self) -> i32 {
+            1
+        }
+    }
+
+    fn schema(introspection: bool) -> Schema<Root, EmptyMutation, EmptySubscription> {
+        let limits = Limits {
+            max_depth: 3,
+            max_complexity: 20,
+            max_directives: 1,
+            ..Limits::default()
+        };
+        Schema::build(Root, EmptyMutation, EmptySubscription)
+            .extension(QueryLimits::new(&limits, introspection))
+            .limit_recursive_depth(MAX_NESTING)
+            .finish()
+    }
+
+    /// The code of the first error, or "ok" when there is none.
+    async fn code(schema: &Schema<Root, EmptyMutation, EmptySubscription>, q: &str) -> String {
+        let resp = schema.execute(q).await;
+        match resp.errors.first() {
+            None => "ok".into(),
+            Some(e) => e
+                .extensions
+                .as_ref()
+                .and_then(|x| x.get("code"))
+                .map(|c| c.to_string().trim_matches('"').to_owned())
+                .unwrap_or_else(|| format!("no code: {}", e.message)),
+        }
+    }
+
+    fn nested(levels: usize, open: &str, inner: &str) -> String {
+        format!(
+            "{{ {}{inner}{} }}",
+            open.repeat(levels),
+            " }".repeat(levels)
+        )
+    }
+
+    #[tokio::test]
+    async fn every_limit_refuses_with_its_code() {
+        let s = schema(true);
+        assert_eq!(code(&s, "{ child { child { leaf } } }").await, "ok");
+        assert_eq!(
+            code(&s, "{ child { child { child { leaf } } } }").await,
+            "QUERY_TOO_COMPLEX",
+            "depth"
+        );
+        let wide: String = (0..21).map(|i| format!(" f{i}: leaf")).collect();
+        let wide = format!("{{{wide} }}");
+        assert_eq!(code(&s, &wide).await, "QUERY_TOO_COMPLEX", "complexity");
+        assert_eq!(
+            code(&s, "{ leaf @include(if: true) @skip(if: false) }").await,
+            "QUERY_TOO_COMPLEX",
+            "directives"
+        );
+        assert_eq!(code(&s, "{ leaf @include(if: true) }").await, "ok");
+    }
+
+    #[tokio::test]
+    async fn nesting_past_the_guards_is_too_complex() {
+        let s = schema(true);
+        // Past the nesting guard (32), and past the parser's own recursion limit (64).
+        for levels in [33, 40, 100] {
+            let q = nested(levels, "... on Root { ", "leaf");
+            assert_eq!(code(&s, &q).await, "QUERY_TOO_COMPLEX", "{levels} levels");
+        }
+        let q = nested(31, "... on Root { ", "leaf");
+        assert_eq!(code(&s, &q).await, "ok", "31 levels of fragments, depth 1");
+        let cycle = "{ ...A } fragment A on Root { ...B } fragment B on Root { ...A }";
+        assert_eq!(code(&s, cycle).await, "QUERY_TOO_COMPLEX");
+    }
+
+    #[tokio::test]
+    async fn mistakes_are_bad_user_input() {
+        let s = schema(true);
+        for q in [
+            "{ leaf",
+            "{ nope }",
+            "{ child }",
+            "query A { leaf } query B { leaf }",
+            "subscription { leaf }",
+        ] {
+            assert_eq!(code(&s, q).await, "BAD_USER_INPUT", "{q}");
+        }
+        let req = async_graphql::Request::new("query A { leaf }").operation_name("B");
+        let resp = s.execute(req).await;
+        let ext = resp.errors[0]
+            .extensions
+            .as_ref()
+            .and_then(|x| x.get("code"));
+        assert_eq!(
+            ext.map(|c| c.to_string()),
+            Some("\"BAD_USER_INPUT\"".into())
+        );
+    }
+
+    #[tokio::test]
+    async fn introspection_only_operations_may_nest_deeper() {
+        let q = |levels: usize| {
+            format!(
+                "{{ __schema {{ types {{ {}name{} }} }} }}",
+                "ofType { ".repeat(levels),
+                " }".repeat(levels)
+            )
+        };
+        let on = schema(true);
+        assert_eq!(code(&on, &q(10)).await, "ok", "13 levels");
+        assert_eq!(code(&on, &q(14)).await, "QUERY_TOO_COMPLEX", "17 levels");
+        let beside_data = q(10).replacen("{ ", "{ leaf ", 1);
+        assert_eq!(code(&on, &beside_data).await, "QUERY_TOO_COMPLEX");
+        // With introspection off, no operation gets the deeper limit.
+        assert_eq!(code(&schema(false), &q(10)).await, "QUERY_TOO_COMPLEX");
+    }
+}

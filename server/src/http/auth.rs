@@ -1,0 +1,150 @@
+//! Authentication, once per request or websocket connection: the [`Caller`] extractor
+//! reads who is calling (bearer token or session cookie, client address) and
+//! [`Caller::authenticate`] turns it into the [`RequestCtx`] the schema authorizes from.
+//! The CSRF rule for cookie-authenticated mutations lives here too.
+//!
+//! Extracting reads the request only; the database is asked in `authenticate`, which the
+//! handlers call once the request itself is acceptable, so a refused request (wrong
+//! content type, mutation over GET, missing CSRF header) costs no lookup and an invalid
+//! cookie does not hide the playground.
+
+use std::net::SocketAddr;
+
+use async_graphql::BatchRequest;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::gql_error;
+use super::graphql::is_mutation;
+use crate::crypto::random_string;
+use crate::domain::accounts;
+use crate::graphql::mutation::COOKIE;
+use crate::graphql::{RequestCtx, Services};
+
+/// The header a cookie-authenticated mutation must carry. A cross-site form or `fetch`
+/// can make the browser send the cookie, but not this header.
+const CSRF_HEADER: &str = "x-verdict-csrf";
+
+/// Who is calling, as the request says: not yet checked against the database.
+pub struct Caller {
+    credential: Credential,
+    client: String,
+    csrf_header: bool,
+}
+
+enum Credential {
+    Bearer(String),
+    Cookie(String),
+    None,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
+        let ConnectInfo(addr) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(Caller {
+            credential: credential(&parts.headers),
+            client: addr.ip().to_string(),
+            csrf_header: parts.headers.get(CSRF_HEADER).is_some_and(|v| v == "1"),
+        })
+    }
+}
+
+impl Caller {
+    /// The caller of a websocket connection: the credential comes from the
+    /// `connection_init` payload (`{"authorization": "Bearer ..."}`), never from the upgrade
+    /// request, whose cookies a browser sends whichever site opened the socket.
+    pub fn with_init_payload(self, payload: &serde_json::Value) -> Caller {
+        let token = payload
+            .get("authorization")
+            .or_else(|| payload.get("Authorization"))
+            .and_then(|v| v.as_str())
+            .map(|v| v.strip_prefix("Bearer ").unwrap_or(v).trim().to_owned());
+        Caller {
+            credential: token.map_or(Credential::None, Credential::Bearer),
+            csrf_header: false,
+            ..self
+        }
+    }
+
+    /// The refusal (403) of a cookie-authenticated batch containing a mutation without the
+    /// CSRF header, if this is one. Browsers do not send bearer tokens on their own, so
+    /// those need no header.
+    pub fn csrf_refusal(&self, batch: &BatchRequest) -> Option<Response> {
+        let by_cookie = matches!(self.credential, Credential::Cookie(_));
+        let mutates = || match batch {
+            BatchRequest::Single(r) => is_mutation(&r.query),
+            BatchRequest::Batch(v) => v.iter().any(|r| is_mutation(&r.query)),
+        };
+        (by_cookie && !self.csrf_header && mutates()).then(|| {
+            gql_error(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                "cookie-authenticated mutations need the header X-Verdict-Csrf: 1",
+            )
+        })
+    }
+
+    /// Builds the request context from the credential, or refuses: 401 for a token that
+    /// is invalid, expired or revoked (never a silent anonymous request), 500 when the
+    /// database fails.
+    pub async fn authenticate(self, services: &Services) -> Result<RequestCtx, Response> {
+        let request_id = random_string(12);
+        let raw = match self.credential {
+            Credential::Bearer(t) | Credential::Cookie(t) => Some(t),
+            Credential::None => None,
+        };
+        let caller = match raw {
+            None => None,
+            Some(token) => match accounts::authenticate(&services.db.conn, &token).await {
+                Ok(Some(c)) => Some(c),
+                Ok(None) => {
+                    return Err(gql_error(
+                        StatusCode::UNAUTHORIZED,
+                        "UNAUTHENTICATED",
+                        "the token is invalid, expired or revoked",
+                    ));
+                }
+                Err(e) => {
+                    tracing::error!(request_id, error = %e, "authentication failed");
+                    return Err(gql_error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "INTERNAL",
+                        &format!("internal error (request id {request_id})"),
+                    ));
+                }
+            },
+        };
+        Ok(RequestCtx::new(request_id, self.client, caller))
+    }
+}
+
+/// The `Authorization` header wins over the session cookie.
+fn credential(headers: &HeaderMap) -> Credential {
+    if let Some(v) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        return Credential::Bearer(v.strip_prefix("Bearer ").unwrap_or(v).trim().to_owned());
+    }
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| {
+            c.trim()
+                .strip_prefix(COOKIE)
+                .and_then(|r| r.strip_prefix('='))
+        })
+        .filter(|t| !t.is_empty());
+    match cookie {
+        Some(t) => Credential::Cookie(t.to_owned()),
+        None => Credential::None,
+    }
+}

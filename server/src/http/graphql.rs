@@ -1,0 +1,197 @@
+//! The `/graphql` handlers: POST (queries and mutations, batches), GET (queries only; the
+//! playground without a `query`), and the websocket for subscriptions.
+//!
+//! Refusals of the request itself (content type, body, batch size, CSRF, credential) are
+//! answered here with an HTTP status; the limits on an operation (depth, complexity,
+//! directives, time) are the schema's (`graphql::extensions`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
+use async_graphql::{BatchRequest, BatchResponse, Request};
+use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
+use axum::body::Bytes;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::auth::Caller;
+use super::{AppState, gql_error};
+use crate::graphql::{RequestCtx, request_data};
+
+/// Whether any operation of `query` is a mutation (a query that does not parse is not).
+pub(super) fn is_mutation(query: &str) -> bool {
+    use async_graphql::parser::types::OperationType;
+    match async_graphql::parser::parse_query(query) {
+        Ok(doc) => doc
+            .operations
+            .iter()
+            .any(|(_, op)| op.node.ty == OperationType::Mutation),
+        Err(_) => false,
+    }
+}
+
+/// Runs the operations of a batch one after another, for one caller, and answers with
+/// their results (a single result for a single request).
+async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response {
+    let rc = Arc::new(rc);
+    let requests: Vec<Request> = match batch {
+        BatchRequest::Single(r) => vec![r],
+        BatchRequest::Batch(v) => v,
+    };
+    let single = requests.len() == 1;
+    let mut responses = Vec::with_capacity(requests.len());
+    for mut req in requests {
+        req.data = request_data(&st.services, rc.clone());
+        responses.push(st.schema.execute(req).await);
+    }
+    let mut headers = HeaderMap::new();
+    for r in &responses {
+        for (k, v) in r.http_headers.iter() {
+            headers.append(k, v.clone());
+        }
+    }
+    let body = if single {
+        BatchResponse::Single(responses.remove(0))
+    } else {
+        BatchResponse::Batch(responses)
+    };
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let json = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
+    (StatusCode::OK, headers, json).into_response()
+}
+
+/// POST runs queries and mutations, single or batched, sent as JSON.
+pub(super) async fn post(
+    State(st): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let json_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+        .unwrap_or(false);
+    if !json_type {
+        return gql_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "BAD_USER_INPUT",
+            "send GraphQL as a POST with Content-Type: application/json",
+        );
+    }
+    let batch: BatchRequest = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                &format!("the body is not a GraphQL request: {e}"),
+            );
+        }
+    };
+    let max = st.services.limits.max_batch;
+    if let BatchRequest::Batch(v) = &batch {
+        if v.len() > max {
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "QUERY_TOO_COMPLEX",
+                &format!("at most {max} operations per batch"),
+            );
+        }
+        if v.is_empty() {
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                "the batch is empty",
+            );
+        }
+    }
+    if let Some(refused) = caller.csrf_refusal(&batch) {
+        return refused;
+    }
+    match caller.authenticate(&st.services).await {
+        Ok(rc) => execute(&st, rc, batch).await,
+        Err(refused) => refused,
+    }
+}
+
+/// GET runs queries (never mutations); without a `query` parameter it is the playground.
+pub(super) async fn get(
+    State(st): State<AppState>,
+    caller: Caller,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    let Some(query) = params.get("query") else {
+        return crate::web::playground().into_response();
+    };
+    if is_mutation(query) {
+        return gql_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "BAD_USER_INPUT",
+            "mutations are only accepted over POST",
+        );
+    }
+    let mut req = Request::new(query.clone());
+    if let Some(v) = params.get("variables") {
+        match serde_json::from_str(v) {
+            Ok(vars) => req = req.variables(async_graphql::Variables::from_json(vars)),
+            Err(_) => {
+                return gql_error(
+                    StatusCode::BAD_REQUEST,
+                    "BAD_USER_INPUT",
+                    "variables is not JSON",
+                );
+            }
+        }
+    }
+    if let Some(op) = params.get("operationName") {
+        req = req.operation_name(op.clone());
+    }
+    match caller.authenticate(&st.services).await {
+        Ok(rc) => execute(&st, rc, BatchRequest::Single(req)).await,
+        Err(refused) => refused,
+    }
+}
+
+/// Subscriptions (graphql-transport-ws and graphql-ws). The connection authenticates once,
+/// in `connection_init`, with `{"authorization": "Bearer ..."}`.
+pub(super) async fn ws(
+    State(st): State<AppState>,
+    caller: Caller,
+    protocol: GraphQLProtocol,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    upgrade
+        .protocols(ALL_WEBSOCKET_PROTOCOLS)
+        .on_upgrade(move |socket| {
+            let schema = st.schema.clone();
+            GraphQLWebSocket::new(socket, schema, protocol)
+                .on_connection_init(move |payload: serde_json::Value| async move {
+                    let rc = caller
+                        .with_init_payload(&payload)
+                        .authenticate(&st.services)
+                        .await
+                        .map_err(|_| {
+                            async_graphql::Error::new("the token is invalid, expired or revoked")
+                        })?;
+                    Ok(request_data(&st.services, Arc::new(rc)))
+                })
+                .serve()
+        })
+}

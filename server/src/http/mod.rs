@@ -1,0 +1,103 @@
+//! The axum router: GraphQL over HTTP and websocket, health, the signing key, the web
+//! client.
+//!
+//! - [`auth`]: the one [`Caller`](auth::Caller) extractor; authentication happens there,
+//!   once per request or websocket connection, and the schema authorizes per field from
+//!   the resulting `RequestCtx`.
+//! - [`graphql`]: the `/graphql` handlers (POST, GET, websocket) and batch execution.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tower_governor::GovernorLayer;
+use tower_governor::governor::GovernorConfigBuilder;
+
+use crate::graphql::{Services, VerdictSchema};
+
+pub mod auth;
+pub mod graphql;
+
+/// Everything the handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    pub schema: VerdictSchema,
+    pub services: Services,
+}
+
+pub fn router(state: AppState) -> Router {
+    let limits = &state.services.limits;
+    let period = Duration::from_nanos(1_000_000_000 / limits.rate_limit_per_second.max(1));
+    let governor = GovernorConfigBuilder::default()
+        .period(period)
+        .burst_size(limits.rate_limit_burst.max(1))
+        .finish()
+        .map(Arc::new);
+    let mut gql = Router::new()
+        .route("/graphql", get(graphql::get).post(graphql::post))
+        .layer(DefaultBodyLimit::max(limits.max_body));
+    if let Some(cfg) = governor {
+        gql = gql.layer(GovernorLayer::new(cfg));
+    }
+    Router::new()
+        .merge(gql)
+        .route("/graphql/ws", get(graphql::ws))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .route("/.well-known/verdict-signing-key", get(signing_key))
+        .fallback(crate::web::serve)
+        .with_state(state)
+}
+
+async fn readyz(State(st): State<AppState>) -> Response {
+    if st.services.db.is_ready().await {
+        (StatusCode::OK, "ready").into_response()
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database unreachable or migrations pending",
+        )
+            .into_response()
+    }
+}
+
+/// The public key (PEM) with its fingerprint in `X-Signing-Key-Fingerprint`.
+async fn signing_key(State(st): State<AppState>) -> Response {
+    let public = st.services.signer.public();
+    let fingerprint =
+        HeaderValue::from_str(&public.fingerprint()).unwrap_or(HeaderValue::from_static(""));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/x-pem-file"),
+            ),
+            (
+                header::HeaderName::from_static("x-signing-key-fingerprint"),
+                fingerprint,
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=300"),
+            ),
+        ],
+        public.to_pem(),
+    )
+        .into_response()
+}
+
+/// A response carrying one GraphQL error (for refusals before execution).
+fn gql_error(status: StatusCode, code: &str, message: &str) -> Response {
+    let body =
+        serde_json::json!({ "errors": [{ "message": message, "extensions": { "code": code } }] });
+    (
+        status,
+        [(header::CACHE_CONTROL, "no-store")],
+        axum::Json(body),
+    )
+        .into_response()
+}

@@ -1,13 +1,17 @@
 //! The demo that `verdict serve --demo` seeds on first start. It is setup, not business
 //! rules: it writes through the ordinary import and domain functions like any other caller.
 //!
-//! Two events, generated deterministically around the current date:
+//! Three events, generated deterministically around the current date:
 //! - `demo-hack`: submissions open for a week, so you can try the participant's side;
+//! - `demo-judging`: submissions closed, judging open now, some reviews in and the demo
+//!   judge's queue waiting, so the judge scores and the organizer watches progress;
 //! - `demo-finals`: every window in the past, reviews in place, calibrated and published as
 //!   final results that verify offline.
 //!
 //! Plus three accounts with fresh passwords (organizer, judge, participant), returned to
-//! the command line to print once.
+//! the command line to print once. Each has something to do: the participant's team has a
+//! draft to submit on `demo-hack`, the judge has a queue on `demo-judging`, the organizer
+//! runs all three.
 
 use chrono::{DateTime, Duration, Utc};
 use entity::event;
@@ -43,10 +47,17 @@ pub const PARTICIPANT: &str = "participant@demo.verdict.local";
 pub const SLUG: &str = "demo-hack";
 /// A finished demo event with reviews and a published, verifiable result.
 pub const FINISHED_SLUG: &str = "demo-finals";
+/// A demo event whose judging is open now, with the demo judge's queue.
+pub const JUDGING_SLUG: &str = "demo-judging";
+/// The demo judge's judge id in [`JUDGING_SLUG`].
+const LIVE_JUDGE: &str = "ljdg_demo";
+/// How many projects of [`JUDGING_SLUG`] wait in the demo judge's queue.
+const LIVE_QUEUE: usize = 4;
 
 /// What [`seed`] made; the command line prints it once (the passwords are not kept).
 pub struct Seeded {
     pub hack: event::Model,
+    pub judging: event::Model,
     pub finals: event::Model,
     /// (email, role, password) of each demo account.
     pub accounts: Vec<(&'static str, &'static str, String)>,
@@ -60,14 +71,21 @@ pub async fn seed(db: &Db, signer: &Signer25519) -> AppResult<Option<Seeded>> {
     }
     let now = Utc::now();
     let hack = import_fixture(db, fixture(now)).await?;
+    let judging = import_fixture(db, judging_fixture(now)).await?;
     let finals = import_fixture(db, finished_fixture(now)).await?;
     let txn = db.write().await?;
-    let accounts = seed_accounts(&txn, &hack, &finals).await?;
+    let accounts = seed_accounts(&txn, &hack, &judging, &finals).await?;
     txn.commit().await?;
     let organizer = domain::user_by_email(&db.conn, ORGANIZER)
         .await?
         .ok_or(AppError::NotFound("demo organizer"))?;
     let actor = Actor { user: organizer };
+    // The demo judge's queue: the organizer assigns them like any organizer would.
+    for p in 0..LIVE_QUEUE {
+        let txn = db.write().await?;
+        domain::judging::assign(&txn, &actor, &judging, LIVE_JUDGE, &LIVE.project_id(p)).await?;
+        txn.commit().await?;
+    }
     let txn = db.write().await?;
     let run = results::run_calibration(&txn, &actor, &finals, signer, Some(1), Some(200)).await?;
     txn.commit().await?;
@@ -76,6 +94,7 @@ pub async fn seed(db: &Db, signer: &Signer25519) -> AppResult<Option<Seeded>> {
     txn.commit().await?;
     Ok(Some(Seeded {
         hack,
+        judging,
         finals,
         accounts,
     }))
@@ -136,6 +155,10 @@ impl Cast {
 
     fn judge_id(&self, j: usize) -> String {
         format!("{}jdg_{:02}", self.id, j + 1)
+    }
+
+    fn project_id(&self, p: usize) -> String {
+        format!("{}prj_{:02}", self.id, p + 1)
     }
 
     fn roster(&self) -> Roster {
@@ -199,6 +222,19 @@ const FINALS: Cast = Cast {
     judge_name: |j| format!("Finals Judge {}", j + 1),
 };
 
+/// The event being judged: 9 two-person teams, 3 judges (and the demo judge).
+const LIVE: Cast = Cast {
+    id: "l",
+    teams: 9,
+    team_size: 2,
+    member_name: |i, t| (FIRST[(i * 5 + 1) % FIRST.len()], LAST[(i + t) % LAST.len()]),
+    email_tag: ".l",
+    team_name: |t| format!("Crew {}", t + 1),
+    judges: 3,
+    judge_email: "live.judge",
+    judge_name: |j| format!("Panel Judge {}", j + 1),
+};
+
 /// A whole `verdict.event.v1` fixture around the parts that differ between the demo
 /// events; both share the tracks and the rubric.
 fn event_fixture(event: Value, roster: Roster, projects: Vec<Value>, reviews: Vec<Value>) -> Value {
@@ -258,6 +294,62 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
         "max_team_size": 4,
     });
     event_fixture(event, HACK.roster(), projects, vec![])
+}
+
+/// An event in judging: submissions closed yesterday, judging open for five more days;
+/// 9 submitted projects, 3 panel judges who have each scored 2 of them (6 reviews of the
+/// 27 the event wants), so the progress picture is partly filled.
+pub fn judging_fixture(now: DateTime<Utc>) -> Value {
+    let day = midnight(now);
+    let open = day - Duration::days(3);
+    let close = day - Duration::days(1);
+    let projects = (0..LIVE.teams)
+        .map(|t| {
+            json!({
+                "external_id": LIVE.project_id(t),
+                "team": LIVE.team_id(t),
+                "track": format!("trk_{:02}", t % TRACKS.len() + 1),
+                "title": format!("Live {}: {}", t + 1, IDEAS[(t + 3) % IDEAS.len()]),
+                "tagline": IDEAS[(t + 3) % IDEAS.len()],
+                "summary": format!("A project waiting for its judges: {}.", IDEAS[(t + 3) % IDEAS.len()]),
+                "repo_url": format!("https://git.example.org/live/{}", LIVE.project_id(t)),
+                "demo_url": "",
+                "tags": ["demo"],
+                "status": "submitted",
+                "submitted_at": iso(open + Duration::hours(10 + t as i64)),
+            })
+        })
+        .collect();
+    // Panel judge j has scored the two projects after the demo judge's queue.
+    let reviews = (0..LIVE.judges)
+        .flat_map(|j| {
+            (0..2).map(move |k| (j, LIVE_QUEUE + (j * 2 + k) % (LIVE.teams - LIVE_QUEUE)))
+        })
+        .map(|(j, p)| {
+            let v = 2 + ((j + p) % 3) as i64;
+            json!({
+                "judge": LIVE.judge_id(j),
+                "project": LIVE.project_id(p),
+                "scores": { "functionality": v, "quality": v, "innovation": (v % 5) + 1 },
+                "comment": "",
+                "submitted_at": iso(close + Duration::hours(2 + (j * 2) as i64)),
+            })
+        })
+        .collect();
+    let event = json!({
+        "external_id": "evt_demo_judging",
+        "slug": JUDGING_SLUG,
+        "name": "Verdict Demo Judging (live)",
+        "submissions_open": iso(open),
+        "submissions_close": iso(close),
+        "judging_open": iso(close + Duration::hours(1)),
+        "judging_close": iso(day + Duration::days(5)),
+        "voting_open": null,
+        "voting_close": null,
+        "reviews_per_project": 3,
+        "max_team_size": 4,
+    });
+    event_fixture(event, LIVE.roster(), projects, reviews)
 }
 
 /// A finished event: 24 submitted projects, 8 judges of differing severity, 4 reviews per
@@ -335,6 +427,7 @@ pub fn finished_fixture(now: DateTime<Utc>) -> Value {
 async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     txn: &C,
     event: &event::Model,
+    judging: &event::Model,
     finished: &event::Model,
 ) -> AppResult<Vec<(&'static str, &'static str, String)>> {
     use crate::domain::{Role, events::insert_membership, teams::insert_member};
@@ -363,7 +456,19 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
         let ext = (role == Role::Judge).then(|| "jdg_demo".to_owned());
         insert_membership(txn, u.id, event.id, role, ext, "[]").await?;
         if role == Role::Organizer {
+            insert_membership(txn, u.id, judging.id, role, None, "[]").await?;
             insert_membership(txn, u.id, finished.id, role, None, "[]").await?;
+        }
+        if role == Role::Judge {
+            insert_membership(
+                txn,
+                u.id,
+                judging.id,
+                role,
+                Some(LIVE_JUDGE.to_owned()),
+                "[]",
+            )
+            .await?;
         }
         if role == Role::Participant {
             // The participant joins the team whose project is still a draft.
@@ -393,7 +498,11 @@ mod tests {
     #[test]
     fn demo_fixtures_are_valid_and_deterministic() {
         let t = chrono::Utc::now();
-        for f in [super::fixture, super::finished_fixture] {
+        for f in [
+            super::fixture,
+            super::judging_fixture,
+            super::finished_fixture,
+        ] {
             let a = f(t);
             assert_eq!(a, f(t));
             crate::domain::import::parse(a).expect("demo fixture must pass the import checks");

@@ -39,6 +39,9 @@ enum Command {
     /// Site administration.
     #[command(subcommand)]
     Admin(AdminCmd),
+    /// Accounts, for the operator.
+    #[command(subcommand)]
+    User(UserCmd),
     /// The audit chain.
     #[command(subcommand)]
     Audit(AuditCmd),
@@ -50,6 +53,17 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCmd),
+}
+
+#[derive(Subcommand)]
+enum UserCmd {
+    /// Set a generated one-time password for an account and print it once; every session
+    /// of the account is revoked. Makes nobody a site admin.
+    ResetPassword {
+        /// The account's email address.
+        #[arg(long)]
+        email: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -194,6 +208,13 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             txn.commit().await?;
             println!("{password}");
         }
+        Command::User(UserCmd::ResetPassword { email }) => {
+            let db = open(&cli.store).await?;
+            let txn = db.write().await?;
+            let password = accounts::operator_reset_password(&txn, &email).await?;
+            txn.commit().await?;
+            println!("{password}");
+        }
         Command::Audit(AuditCmd::Verify) => {
             let db = open(&cli.store).await?;
             match audit::verify(&db.conn).await? {
@@ -288,10 +309,10 @@ async fn seed_demo(db: &Db, signer: &Signer25519) -> Result<(), AppError> {
         println!("demo events are already here (credentials were printed on first start)");
         return Ok(());
     };
-    let (hack, finals) = (&seeded.hack, &seeded.finals);
+    let (hack, judging, finals) = (&seeded.hack, &seeded.judging, &seeded.finals);
     println!(
-        "demo events imported: {} ({}), and {} ({}) with published final results",
-        hack.name, hack.slug, finals.name, finals.slug
+        "demo events imported: {} ({}, submissions open), {} ({}, judging open) and {} ({}, published final results)",
+        hack.name, hack.slug, judging.name, judging.slug, finals.name, finals.slug
     );
     for (email, role, password) in &seeded.accounts {
         println!("  demo {role:<11} {email}  password: {password}");

@@ -384,6 +384,41 @@ pub async fn api_tokens<C: ConnectionTrait>(
 
 /// Creates (or promotes) a site administrator and gives them a fresh generated password,
 /// returned once.
+/// The operator's way back in for someone who lost their password (`verdict user
+/// reset-password`): sets a generated one-time password, returned once, and revokes every
+/// session of the account (its API tokens stay, so scripts keep running). Makes nobody an
+/// admin; an unknown email is NOT_FOUND.
+pub async fn operator_reset_password<C: ConnectionTrait>(
+    txn: &C,
+    email: &str,
+) -> AppResult<String> {
+    let email = validate::email("email", email)?;
+    let u = super::user_by_email(txn, &email)
+        .await?
+        .ok_or(AppError::NotFound("account"))?;
+    let pass = random_string(20);
+    let hash = password::hash(&pass).map_err(AppError::Internal)?;
+    let mut am = u.clone().into_active_model();
+    am.password_hash = Set(Some(hash));
+    am.update(txn).await?;
+    let revoked = session::Entity::update_many()
+        .col_expr(
+            session::Column::RevokedAt,
+            sea_orm::sea_query::Expr::value(now()),
+        )
+        .filter(session::Column::UserId.eq(u.id))
+        .filter(session::Column::RevokedAt.is_null())
+        .exec(txn)
+        .await?;
+    audit::append(
+        txn,
+        Entry::new("user.password_reset_by_operator", "user", &u.public_id)
+            .with(json!({ "sessions_revoked": revoked.rows_affected })),
+    )
+    .await?;
+    Ok(pass)
+}
+
 pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult<String> {
     let email = validate::email("email", email)?;
     let pass = random_string(20);

@@ -6,6 +6,7 @@
 //! - [`domain`]: the business rules; each mutation is a function taking the transaction.
 //! - [`audit`]: the hash-chained audit log (append, verify).
 //! - [`calibrate`]: the calibration engine: pure, deterministic, no database.
+//! - [`planner`]: the judge-assignment planner behind `autoAssign`: pure like `calibrate`.
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`app`]: the axum router that serves it all.
@@ -20,4 +21,5 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod graphql;
+pub mod planner;
 pub mod web;

@@ -17,7 +17,6 @@ pub mod export;
 pub mod idempotency;
 pub mod import;
 pub mod judging;
-pub mod planner;
 pub mod projects;
 pub mod results;
 pub mod teams;

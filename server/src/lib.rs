@@ -7,6 +7,7 @@
 //! - [`demo`]: the demo events that `serve --demo` seeds (setup, not rules).
 //! - [`audit`]: the hash-chained audit log (append, verify).
 //! - [`calibrate`]: the calibration engine: pure, deterministic, no database.
+//! - [`planner`]: the judge-assignment planner behind `autoAssign`: pure like `calibrate`.
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`http`]: the axum router that serves it all; authentication happens there.
@@ -22,4 +23,5 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod planner;
 pub mod web;

@@ -96,6 +96,7 @@
 mod bootstrap;
 mod canonical;
 mod diagnostics;
+pub(crate) mod dsu;
 mod fit;
 mod model;
 mod prep;

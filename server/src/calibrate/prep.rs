@@ -5,6 +5,7 @@
 //! the input order of projects, judges and reviews never matters.
 
 use super::MAX_ABS_SCORE;
+use super::dsu::Dsu;
 use super::types::CalibrationInput;
 
 /// A usable review in index space.
@@ -78,41 +79,6 @@ impl Prepared {
             .filter(|r| self.upstream_excluded[r.p].is_none())
             .copied()
             .collect()
-    }
-}
-
-/// Union–find with path halving and union by size.
-struct Dsu {
-    parent: Vec<usize>,
-    size: Vec<usize>,
-}
-
-impl Dsu {
-    fn new(n: usize) -> Self {
-        Dsu {
-            parent: (0..n).collect(),
-            size: vec![1; n],
-        }
-    }
-
-    fn find(&mut self, mut x: usize) -> usize {
-        while self.parent[x] != x {
-            self.parent[x] = self.parent[self.parent[x]];
-            x = self.parent[x];
-        }
-        x
-    }
-
-    fn union(&mut self, a: usize, b: usize) {
-        let (mut a, mut b) = (self.find(a), self.find(b));
-        if a == b {
-            return;
-        }
-        if self.size[a] < self.size[b] {
-            std::mem::swap(&mut a, &mut b);
-        }
-        self.parent[b] = a;
-        self.size[a] += self.size[b];
     }
 }
 

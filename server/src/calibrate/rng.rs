@@ -1,5 +1,8 @@
-//! Small, fully specified pseudo-random generator (xoshiro256** seeded by
-//! SplitMix64).
+//! Small, fully specified pseudo-random generators: [`Rng`] (xoshiro256**
+//! seeded by SplitMix64) for the calibration engine, and `SplitMix64`
+//! itself, which also seeds `Rng` and orders the assignment planner's judges
+//! (`crate::planner`). Both outputs are part of what users see (result
+//! hashes, planned assignments), so neither generator may change.
 //!
 //! Why not `rand`/`rand_chacha`: the result hash of a calibration depends on
 //! every random draw (CV fold assignment, bootstrap replicates). The sampling
@@ -15,11 +18,44 @@ pub(crate) const STREAM_FOLDS: u64 = 1;
 pub(crate) const STREAM_BOOTSTRAP: u64 = 1_000;
 pub(crate) const STREAM_SYNTH: u64 = 2_000_000;
 
+/// SplitMix64's increment (the golden ratio in 64-bit fixed point).
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 /// SplitMix64 finaliser: a bijective 64-bit mixer.
 fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// SplitMix64: a tiny, well-mixed, seedable generator (Steele, Lea & Flood, 2014).
+#[derive(Clone, Debug)]
+pub(crate) struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub(crate) fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
+        mix64(self.0)
+    }
+
+    /// Uniform-enough integer in `0..n` (`n > 0`), by multiply-shift. Unlike
+    /// [`Rng::below`] there is no rejection step (bias at most `n / 2^64`): the
+    /// planner's published plans depend on this exact draw.
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    /// Fisher–Yates shuffle drawing with [`Self::below`].
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let r = self.below(i + 1);
+            items.swap(i, r);
+        }
+    }
 }
 
 /// xoshiro256** generator.
@@ -32,11 +68,10 @@ impl Rng {
     /// Independent stream `stream` derived from `seed`. Different
     /// `(seed, stream)` pairs give unrelated sequences.
     pub fn stream(seed: u64, stream: u64) -> Self {
-        let mut sm = mix64(seed ^ mix64(stream.wrapping_add(0x9E37_79B9_7F4A_7C15)));
+        let mut sm = SplitMix64::new(mix64(seed ^ mix64(stream.wrapping_add(GOLDEN_GAMMA))));
         let mut s = [0u64; 4];
         for slot in &mut s {
-            sm = sm.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            *slot = mix64(sm);
+            *slot = sm.next_u64();
         }
         // xoshiro must not start from the all-zero state; SplitMix64 outputs
         // make that astronomically unlikely, but be total anyway.

@@ -625,30 +625,22 @@ pub async fn progress<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult
     Ok(p)
 }
 
-/// Plans (and with `apply`, writes) assignments bringing every submitted project to `k`
-/// reviews; see [`super::planner`]. Applying writes the new edges in this transaction with
-/// one audit entry listing them; re-applying adds nothing.
-pub async fn auto_assign<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-    k: i32,
-    max_load: Option<i32>,
-    seed: i64,
-    apply: bool,
-) -> AppResult<(super::planner::Plan, usize)> {
-    use super::planner::{PlanJudge, PlanProject, plan};
-    require_organizer(txn, actor, e).await?;
-    if !(1..=50).contains(&k) {
-        return Err(AppError::bad_input("k", "must be between 1 and 50"));
-    }
-    if max_load.is_some_and(|m| m < 1) {
-        return Err(AppError::bad_input("maxLoad", "must be at least 1"));
-    }
-    if seed < 0 {
-        return Err(AppError::bad_input("seed", "must not be negative"));
-    }
-    lock_event(txn, e.id).await?;
+/// What the planner sees of an event: its submitted, non-duplicate projects with the
+/// judges already assigned (recused assignments do not count), and its judges with their
+/// tracks, teams, recusals and loads. The rows behind the planner's ids come along, so
+/// that a plan can be written without reading them again.
+struct PlannerInput {
+    projects: Vec<crate::planner::PlanProject>,
+    judges: Vec<crate::planner::PlanJudge>,
+    /// The event's judge memberships; a judge's planner id is its `judge_key`.
+    judge_rows: Vec<membership::Model>,
+    /// The planned projects; a project's planner id is its external id.
+    project_rows: Vec<project::Model>,
+}
+
+/// Reads [`PlannerInput`] for `auto_assign`, inside its transaction.
+async fn planner_input<C: ConnectionTrait>(txn: &C, e: &event::Model) -> AppResult<PlannerInput> {
+    use crate::planner::{PlanJudge, PlanProject};
     let judges = membership::Entity::find()
         .filter(membership::Column::EventId.eq(e.id))
         .filter(membership::Column::Role.eq(Role::Judge.as_str()))
@@ -711,7 +703,44 @@ pub async fn auto_assign<C: ConnectionTrait>(
                 .count(),
         })
         .collect();
-    let p = plan(
+    Ok(PlannerInput {
+        projects: plan_projects,
+        judges: plan_judges,
+        judge_rows: judges,
+        project_rows: projects,
+    })
+}
+
+/// Plans (and with `apply`, writes) assignments bringing every submitted project to `k`
+/// reviews; see [`crate::planner`]. Applying writes the new edges in this transaction with
+/// one audit entry listing them; re-applying adds nothing.
+pub async fn auto_assign<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    k: i32,
+    max_load: Option<i32>,
+    seed: i64,
+    apply: bool,
+) -> AppResult<(crate::planner::Plan, usize)> {
+    require_organizer(txn, actor, e).await?;
+    if !(1..=50).contains(&k) {
+        return Err(AppError::bad_input("k", "must be between 1 and 50"));
+    }
+    if max_load.is_some_and(|m| m < 1) {
+        return Err(AppError::bad_input("maxLoad", "must be at least 1"));
+    }
+    if seed < 0 {
+        return Err(AppError::bad_input("seed", "must not be negative"));
+    }
+    lock_event(txn, e.id).await?;
+    let PlannerInput {
+        projects: plan_projects,
+        judges: plan_judges,
+        judge_rows: judges,
+        project_rows: projects,
+    } = planner_input(txn, e).await?;
+    let p = crate::planner::plan(
         &plan_projects,
         &plan_judges,
         k as usize,

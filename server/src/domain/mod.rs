@@ -17,7 +17,6 @@ pub mod idempotency;
 pub mod import;
 pub mod judges;
 pub mod judging;
-pub mod planner;
 pub mod projects;
 pub mod results;
 pub mod teams;

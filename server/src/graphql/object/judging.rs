@@ -327,7 +327,7 @@ pub struct JudgeLoad {
 /// What `autoAssign` plans (and, with `apply`, wrote).
 pub struct AssignmentPlan {
     pub event_id: i64,
-    pub plan: crate::domain::planner::Plan,
+    pub plan: crate::planner::Plan,
     pub applied: i32,
 }
 

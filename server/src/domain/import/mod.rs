@@ -421,6 +421,13 @@ mod tests {
     use super::ImportCounts;
 
     #[test]
+    fn the_readme_example_is_a_valid_fixture() {
+        let text = include_str!("../../../../examples/tiny-event.json");
+        let value = serde_json::from_str(text).expect("examples/tiny-event.json is JSON");
+        super::parse(value).expect("examples/tiny-event.json passes the import checks");
+    }
+
+    #[test]
     fn total_counts_every_kind() {
         // A distinct bit per kind: a kind left out of the total shows as a missing bit.
         let c = ImportCounts {

@@ -27,6 +27,12 @@ pub struct StoreConfig {
         global = true
     )]
     pub key_file: PathBuf,
+
+    /// Create a new signing key although the database holds results signed by another one
+    /// (the key file was lost). Earlier bundles keep verifying against the old key's
+    /// fingerprint; new runs are signed with the new key.
+    #[arg(long, env = "VERDICT_NEW_KEY", global = true)]
+    pub new_key: bool,
 }
 
 /// `verdict serve` settings.

@@ -167,6 +167,10 @@ async fn open(store: &StoreConfig) -> Result<Db, AppError> {
     Ok(db)
 }
 
+async fn signing_key(db: &Db, store: &StoreConfig) -> Result<Signer25519, AppError> {
+    verdict::domain::results::signing_key(&db.conn, &store.key_file, store.new_key).await
+}
+
 async fn run(cli: Cli) -> Result<ExitCode, AppError> {
     match cli.command {
         Command::Schema => {
@@ -229,13 +233,13 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
         }
         Command::Audit(AuditCmd::Checkpoint) => {
             let db = open(&cli.store).await?;
-            let signer = Signer25519::load_or_create(&cli.store.key_file)?;
+            let signer = signing_key(&db, &cli.store).await?;
             let c = audit::checkpoint(&db.conn, &signer).await?;
             println!("{}", serde_json::to_string_pretty(&c).unwrap_or_default());
         }
         Command::Results(ResultsCmd::Export { event, dir }) => {
             let db = open(&cli.store).await?;
-            let signer = Signer25519::load_or_create(&cli.store.key_file)?;
+            let signer = signing_key(&db, &cli.store).await?;
             verdict::bundle::export(&db.conn, &signer, &event, &dir).await?;
             println!("bundle written to {}", dir.display());
         }
@@ -322,7 +326,7 @@ async fn seed_demo(db: &Db, signer: &Signer25519) -> Result<(), AppError> {
 
 async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     let db = open(&store).await?;
-    let signer = std::sync::Arc::new(Signer25519::load_or_create(&store.key_file)?);
+    let signer = std::sync::Arc::new(signing_key(&db, &store).await?);
     if cfg.demo {
         seed_demo(&db, &signer).await?;
     }

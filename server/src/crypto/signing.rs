@@ -33,6 +33,18 @@ impl std::fmt::Debug for Signer25519 {
 impl Signer25519 {
     /// Loads the key from `path`, or creates it there on first start: created exclusively
     /// (never overwriting a key that appeared meanwhile) with mode 0600.
+    /// The key in `path`, or None when there is no such file.
+    pub fn load(path: &Path) -> AppResult<Option<Signer25519>> {
+        match std::fs::read_to_string(path) {
+            Ok(_) => Self::load_or_create(path).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(AppError::Internal(format!(
+                "cannot read the signing key {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+
     pub fn load_or_create(path: &Path) -> AppResult<Signer25519> {
         match std::fs::read_to_string(path) {
             Ok(pem) => {

@@ -110,6 +110,17 @@ pub struct Limits {
         default_value_t = Limits::default().loader_batch_ms
     )]
     pub loader_batch_ms: u64,
+    /// Reverse proxies whose `X-Forwarded-For` is believed, as comma-separated addresses or
+    /// CIDRs (`127.0.0.1,10.0.0.0/8`). The client address (for the per-address limits) is
+    /// then the rightmost hop that is not one of them; without this flag it is the socket's
+    /// peer, and the header is ignored.
+    #[arg(
+        long,
+        env = "VERDICT_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_parser = crate::http::client::parse_proxy
+    )]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Limits {
@@ -137,6 +148,7 @@ impl Default for Limits {
             rate_limit_burst: 100,
             login_attempts: 10,
             loader_batch_ms: 1,
+            trusted_proxies: vec![],
         }
     }
 }

@@ -14,6 +14,10 @@ e2e! {
     guessers_cannot_lock_the_owner_out ["--login-attempts", "3"],
     revoking_a_role_takes_what_it_granted,
     every_demo_account_has_something_to_do ["--demo"],
+    refusals_at_the_edge_are_graphql_errors ["--rate-limit-per-second", "1", "--rate-limit-burst", "5"],
+    graphql_response_media_type_is_honoured,
+    forwarded_addresses_are_believed_only_from_trusted_proxies ["--login-attempts", "2", "--trusted-proxies", "127.0.0.1"],
+    untrusted_peers_cannot_pick_their_address ["--login-attempts", "2"],
 }
 
 async fn invisible_formatting_is_refused_in_single_line_text(app: App) {
@@ -649,4 +653,147 @@ async fn every_demo_account_has_something_to_do(app: App) {
     let p = &progress["event"]["judgingProgress"];
     assert!(p["done"].as_i64().unwrap_or(0) >= 7, "{progress}");
     assert!(p["pending"].as_i64().unwrap_or(0) >= 2, "{progress}");
+}
+
+async fn refusals_at_the_edge_are_graphql_errors(app: App) {
+    // 413: a body over --max-body is a GraphQL error naming the limit, not plain text.
+    let big = json!({ "query": format!("{{ __typename }} # {}", "x".repeat(70 * 1024)) });
+    let r = app.post_raw(big.to_string(), "application/json", &[]).await;
+    assert_eq!(r.status, 413);
+    let body = r.json();
+    assert_eq!(
+        crate::harness::error_code(&body).as_deref(),
+        Some("BAD_USER_INPUT"),
+        "{body}"
+    );
+    // 429: the request rate limit answers RATE_LIMITED with retryAfter (and Retry-After).
+    let mut limited = None;
+    for _ in 0..20 {
+        let r = app.gql_resp(None, "{ __typename }", json!({})).await;
+        if r.status == 429 {
+            limited = Some(r);
+            break;
+        }
+    }
+    let r = limited.expect("a burst beyond the limit is refused");
+    let body = r.json();
+    assert_eq!(
+        crate::harness::error_code(&body).as_deref(),
+        Some("RATE_LIMITED"),
+        "{body}"
+    );
+    assert!(
+        body.pointer("/errors/0/extensions/retryAfter")
+            .and_then(Value::as_u64)
+            .is_some_and(|s| s >= 1),
+        "{body}"
+    );
+    assert!(r.header("retry-after").is_some());
+}
+
+async fn graphql_response_media_type_is_honoured(app: App) {
+    let accept = [("accept", "application/graphql-response+json")];
+    let ok = app
+        .post_raw(
+            json!({ "query": "{ __typename }" }).to_string(),
+            "application/json",
+            &accept,
+        )
+        .await;
+    assert_eq!(ok.status, 200);
+    assert!(
+        ok.header("content-type")
+            .is_some_and(|t| t.starts_with("application/graphql-response+json")),
+        "{:?}",
+        ok.header("content-type")
+    );
+    // A document that does not parse is a 400 for clients that accept the new media type ...
+    let bad = app
+        .post_raw(
+            json!({ "query": "{ __typename" }).to_string(),
+            "application/json",
+            &accept,
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(
+        crate::harness::error_code(&bad.json()).as_deref(),
+        Some("BAD_USER_INPUT")
+    );
+    // ... and stays a 200 application/json for the others.
+    let legacy = app
+        .post_raw(
+            json!({ "query": "{ __typename" }).to_string(),
+            "application/json",
+            &[],
+        )
+        .await;
+    assert_eq!(legacy.status, 200);
+    assert_eq!(
+        legacy.header("content-type").as_deref(),
+        Some("application/json")
+    );
+}
+
+/// Logs in with `X-Forwarded-For: xff`; the error code, or None on success.
+async fn log_in_forwarded(app: &App, xff: &str, email: &str, password: &str) -> Option<String> {
+    let body = json!({ "query": LOG_IN, "variables": { "e": email, "p": password } });
+    let r = app
+        .post_raw(
+            body.to_string(),
+            "application/json",
+            &[("x-forwarded-for", xff)],
+        )
+        .await;
+    crate::harness::error_code(&r.json())
+}
+
+async fn forwarded_addresses_are_believed_only_from_trusted_proxies(app: App) {
+    // Behind a trusted proxy, clients are told apart by the address the proxy saw: a
+    // guesser at one address does not stop the owner at another.
+    let email = format!("behind-proxy-{}@example.org", crate::harness::unique());
+    app.sign_up(&email).await;
+    for i in 0..2 {
+        log_in_forwarded(&app, "198.51.100.7", &email, &format!("wrong {i}")).await;
+    }
+    assert_eq!(
+        log_in_forwarded(&app, "198.51.100.7", &email, crate::harness::PASSWORD)
+            .await
+            .as_deref(),
+        Some("RATE_LIMITED")
+    );
+    assert_eq!(
+        log_in_forwarded(&app, "203.0.113.20", &email, crate::harness::PASSWORD).await,
+        None
+    );
+    // A client that prepends its own hop does not escape: the rightmost untrusted hop counts.
+    assert_eq!(
+        log_in_forwarded(
+            &app,
+            "192.0.2.1, 198.51.100.7",
+            &email,
+            crate::harness::PASSWORD
+        )
+        .await
+        .as_deref(),
+        Some("RATE_LIMITED")
+    );
+}
+
+async fn untrusted_peers_cannot_pick_their_address(app: App) {
+    // Without --trusted-proxies the header is ignored: rotating it does not reset the count.
+    let email = format!("rotating-{}@example.org", crate::harness::unique());
+    app.sign_up(&email).await;
+    let mut codes = vec![];
+    for i in 0..5 {
+        codes.push(log_in_forwarded(&app, &format!("198.51.100.{i}"), &email, "wrong guess").await);
+    }
+    assert_eq!(
+        codes
+            .iter()
+            .filter(|c| c.as_deref() == Some("RATE_LIMITED"))
+            .count(),
+        3,
+        "{codes:?}"
+    );
 }

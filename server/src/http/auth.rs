@@ -16,8 +16,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::gql_error;
 use super::graphql::is_mutation;
+use super::{AppState, gql_error};
 use crate::crypto::random_string;
 use crate::domain::accounts;
 use crate::graphql::mutation::COOKIE;
@@ -40,16 +40,17 @@ enum Credential {
     None,
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
+impl FromRequestParts<AppState> for Caller {
     type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         let ConnectInfo(addr) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
             .map_err(IntoResponse::into_response)?;
+        let trusted = &state.services.limits.trusted_proxies;
         Ok(Caller {
             credential: credential(&parts.headers),
-            client: addr.ip().to_string(),
+            client: super::client::client_ip(addr.ip(), &parts.headers, trusted).to_string(),
             csrf_header: parts.headers.get(CSRF_HEADER).is_some_and(|v| v == "1"),
         })
     }

@@ -12,6 +12,7 @@ use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
 use async_graphql::{BatchRequest, BatchResponse, Request};
 use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -33,9 +34,32 @@ pub(super) fn is_mutation(query: &str) -> bool {
     }
 }
 
+/// The media type GraphQL over HTTP defines for responses. A client that accepts it gets
+/// it, and a request that fails before execution (it does not parse or validate) is then a
+/// 4xx, as that spec says; other clients get `application/json` with 200, as before.
+const GRAPHQL_RESPONSE: &str = "application/graphql-response+json";
+
+fn accepts_graphql_response(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| {
+            t.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case(GRAPHQL_RESPONSE))
+        })
+}
+
 /// Runs the operations of a batch one after another, for one caller, and answers with
 /// their results (a single result for a single request).
-async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response {
+async fn execute(
+    st: &AppState,
+    rc: RequestCtx,
+    batch: BatchRequest,
+    graphql_response: bool,
+) -> Response {
     let rc = Arc::new(rc);
     let requests: Vec<Request> = match batch {
         BatchRequest::Single(r) => vec![r],
@@ -53,6 +77,11 @@ async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response
             headers.append(k, v.clone());
         }
     }
+    // Nothing executed: the request itself was refused (parse, validation, a limit).
+    let request_error = single
+        && responses
+            .first()
+            .is_some_and(|r| r.data == async_graphql::Value::Null && !r.errors.is_empty());
     let body = if single {
         BatchResponse::Single(responses.remove(0))
     } else {
@@ -62,12 +91,19 @@ async fn execute(st: &AppState, rc: RequestCtx, batch: BatchRequest) -> Response
         header::CACHE_CONTROL,
         HeaderValue::from_static("private, no-store"),
     );
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    let (status, content_type) = if graphql_response {
+        let status = if request_error {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        (status, "application/graphql-response+json; charset=utf-8")
+    } else {
+        (StatusCode::OK, "application/json")
+    };
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     let json = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
-    (StatusCode::OK, headers, json).into_response()
+    (status, headers, json).into_response()
 }
 
 /// POST runs queries and mutations, single or batched, sent as JSON.
@@ -75,8 +111,28 @@ pub(super) async fn post(
     State(st): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return gql_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "BAD_USER_INPUT",
+                &format!(
+                    "the request body is larger than {} bytes",
+                    st.services.limits.max_body
+                ),
+            );
+        }
+        Err(rejection) => {
+            return gql_error(
+                rejection.status(),
+                "BAD_USER_INPUT",
+                &format!("the request body could not be read: {rejection}"),
+            );
+        }
+    };
     let json_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -126,7 +182,7 @@ pub(super) async fn post(
         return refused;
     }
     match caller.authenticate(&st.services).await {
-        Ok(rc) => execute(&st, rc, batch).await,
+        Ok(rc) => execute(&st, rc, batch, accepts_graphql_response(&headers)).await,
         Err(refused) => refused,
     }
 }
@@ -135,6 +191,7 @@ pub(super) async fn post(
 pub(super) async fn get(
     State(st): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Response {
     let Some(query) = params.get("query") else {
@@ -164,7 +221,15 @@ pub(super) async fn get(
         req = req.operation_name(op.clone());
     }
     match caller.authenticate(&st.services).await {
-        Ok(rc) => execute(&st, rc, BatchRequest::Single(req)).await,
+        Ok(rc) => {
+            execute(
+                &st,
+                rc,
+                BatchRequest::Single(req),
+                accepts_graphql_response(&headers),
+            )
+            .await
+        }
         Err(refused) => refused,
     }
 }

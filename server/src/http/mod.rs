@@ -20,6 +20,7 @@ use tower_governor::governor::GovernorConfigBuilder;
 use crate::graphql::{Services, VerdictSchema};
 
 pub mod auth;
+pub mod client;
 pub mod graphql;
 
 /// Everything the handlers share.
@@ -33,6 +34,9 @@ pub fn router(state: AppState) -> Router {
     let limits = &state.services.limits;
     let period = Duration::from_nanos(1_000_000_000 / limits.rate_limit_per_second.max(1));
     let governor = GovernorConfigBuilder::default()
+        .key_extractor(client::ClientIp {
+            trusted: Arc::new(limits.trusted_proxies.clone()),
+        })
         .period(period)
         .burst_size(limits.rate_limit_burst.max(1))
         .finish()
@@ -41,7 +45,7 @@ pub fn router(state: AppState) -> Router {
         .route("/graphql", get(graphql::get).post(graphql::post))
         .layer(DefaultBodyLimit::max(limits.max_body));
     if let Some(cfg) = governor {
-        gql = gql.layer(GovernorLayer::new(cfg));
+        gql = gql.layer(GovernorLayer::new(cfg).error_handler(rate_limited));
     }
     Router::new()
         .merge(gql)
@@ -86,6 +90,34 @@ async fn signing_key(State(st): State<AppState>) -> Response {
             ),
         ],
         public.to_pem(),
+    )
+        .into_response()
+}
+
+/// The rate limiter's refusal, as a GraphQL error like every other: 429 with
+/// `RATE_LIMITED`, `retryAfter` seconds and the `Retry-After` header.
+fn rate_limited(e: tower_governor::GovernorError) -> Response {
+    let (status, retry_after) = match e {
+        tower_governor::GovernorError::TooManyRequests { wait_time, .. } => {
+            (StatusCode::TOO_MANY_REQUESTS, wait_time.max(1))
+        }
+        _ => (StatusCode::TOO_MANY_REQUESTS, 1),
+    };
+    let body = serde_json::json!({ "errors": [{
+        "message": format!("too many requests; retry in {retry_after} seconds"),
+        "extensions": { "code": "RATE_LIMITED", "retryAfter": retry_after },
+    }] });
+    (
+        status,
+        [
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (
+                header::RETRY_AFTER,
+                HeaderValue::from_str(&retry_after.to_string())
+                    .unwrap_or(HeaderValue::from_static("1")),
+            ),
+        ],
+        axum::Json(body),
     )
         .into_response()
 }

@@ -29,8 +29,11 @@ pub fn now() -> DateTime<Utc> {
 /// A person's role in one event. Roles are per event; the only global role is site admin.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, async_graphql::Enum)]
 pub enum Role {
+    /// Takes part: creates or joins a team and works on its projects.
     Participant,
+    /// Reviews and scores the projects assigned to them.
     Judge,
+    /// Runs the event: its settings, rubric, judges, assignments, calibration and results.
     Organizer,
 }
 

@@ -45,9 +45,11 @@ impl AuditEvent {
     async fn action(&self) -> &str {
         &self.0.action
     }
+    /// The kind of object acted on, in snake_case (e.g. `project`, `calibration_run`).
     async fn object_type(&self) -> &str {
         &self.0.object_type
     }
+    /// The opaque id of the object acted on.
     async fn object_id(&self) -> &str {
         &self.0.object_id
     }
@@ -55,9 +57,12 @@ impl AuditEvent {
     async fn payload(&self) -> Json<serde_json::Value> {
         Json(serde_json::from_str(&self.0.payload).unwrap_or_default())
     }
+    /// The `rowHash` of the link before this one in the whole chain, which may belong to
+    /// another event; 64 zeros for the first link.
     async fn prev_hash(&self) -> &str {
         &self.0.prev_hash
     }
+    /// SHA-256 (lower-case hex) over `prevHash`, this link's fields and its payload's hash.
     async fn row_hash(&self) -> &str {
         &self.0.row_hash
     }

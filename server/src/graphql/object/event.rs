@@ -90,9 +90,12 @@ impl Event {
     async fn external_id(&self) -> Option<&str> {
         Some(&self.0.external_id)
     }
+    /// The event's short name in URLs and in `event(slug:)`: lower-case letters, digits and
+    /// dashes, unique across events.
     async fn slug(&self) -> &str {
         &self.0.slug
     }
+    /// The event's display name.
     async fn name(&self) -> &str {
         &self.0.name
     }
@@ -104,15 +107,21 @@ impl Event {
     async fn submissions_close(&self) -> DateTime<Utc> {
         self.0.submissions_close
     }
+    /// Start of the judging window, from which judges may save reviews; null when the event
+    /// has no judging window (then no review can be saved).
     async fn judging_open(&self) -> Option<DateTime<Utc>> {
         self.0.judging_open
     }
+    /// End of the judging window: after it, reviews can no longer be saved; null when the
+    /// event has no judging window.
     async fn judging_close(&self) -> Option<DateTime<Utc>> {
         self.0.judging_close
     }
+    /// Start of the community voting window; null when the event has none.
     async fn voting_open(&self) -> Option<DateTime<Utc>> {
         self.0.voting_open
     }
+    /// End of the community voting window; null when the event has none.
     async fn voting_close(&self) -> Option<DateTime<Utc>> {
         self.0.voting_close
     }
@@ -120,6 +129,7 @@ impl Event {
     async fn reviews_per_project(&self) -> i32 {
         self.0.reviews_per_project
     }
+    /// The most members a team may have.
     async fn max_team_size(&self) -> i32 {
         self.0.max_team_size
     }
@@ -133,7 +143,9 @@ impl Event {
     async fn teams(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
         first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Team>> {
         let q = team::Entity::find().filter(team::Column::EventId.eq(self.0.id));
@@ -144,8 +156,13 @@ impl Event {
     async fn projects(
         &self,
         ctx: &Context<'_>,
+        #[graphql(
+            desc = "Only projects of this track, by id or external id; an unknown track is an error."
+        )]
         track: Option<ID>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
         first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Project>> {
         let mut q = project::Entity::find()
@@ -185,8 +202,10 @@ impl Event {
     async fn members(
         &self,
         ctx: &Context<'_>,
-        role: Option<Role>,
+        #[graphql(desc = "Only members with this role; all when omitted.")] role: Option<Role>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
         first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Membership>> {
         let mut q = membership::Entity::find().filter(membership::Column::EventId.eq(self.0.id));
@@ -209,7 +228,9 @@ impl Event {
     async fn audit_log(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
         first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<AuditEvent>> {
         let q = audit_event::Entity::find()
@@ -286,7 +307,9 @@ impl Event {
     async fn assignments(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
         first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Assignment>> {
         let judges: HashMap<i64, i64> = membership::Entity::find()
@@ -385,7 +408,11 @@ impl Event {
             .collect())
     }
     /// A CSV export (organizers only). Each export is recorded in the audit log.
-    async fn export(&self, ctx: &Context<'_>, kind: ExportKind) -> async_graphql::Result<String> {
+    async fn export(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Which file to produce.")] kind: ExportKind,
+    ) -> async_graphql::Result<String> {
         let actor = ctx.actor()?;
         let txn = ctx.db().write().await.gql(ctx)?;
         let text = crate::domain::export::export(&txn, &actor, &self.0, kind.into())
@@ -402,12 +429,16 @@ pub struct Track(pub track::Model);
 /// A track (category) of an event.
 #[Object(guard = "FieldGuard::new(\"Track\", Scope::event(self.0.event_id))")]
 impl Track {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// The track's id in fixtures and exports (given at import or creation, else generated);
+    /// ID arguments accept it too.
     async fn external_id(&self) -> Option<&str> {
         Some(&self.0.external_id)
     }
+    /// The track's display name.
     async fn name(&self) -> &str {
         &self.0.name
     }
@@ -430,12 +461,16 @@ impl Team {
 /// A team of participants in one event.
 #[Object(guard = "FieldGuard::new(\"Team\", self.scope())")]
 impl Team {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// The team's id in fixtures and exports (given at import or creation, else generated);
+    /// ID arguments accept it too.
     async fn external_id(&self) -> Option<&str> {
         Some(&self.0.external_id)
     }
+    /// The team's name; two teams may share one.
     async fn name(&self) -> &str {
         &self.0.name
     }
@@ -474,6 +509,7 @@ pub struct ImportReport {
 /// What an import inserted.
 #[Object(guard = "FieldGuard::new(\"ImportReport\", Scope::event(self.event.id))")]
 impl ImportReport {
+    /// The imported event (the existing one when the file had been imported before).
     async fn event(&self) -> Event {
         Event(self.event.clone())
     }
@@ -490,13 +526,21 @@ impl ImportReport {
 /// What files an export can produce.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ExportKind {
+    /// One row per membership: role, name, email and a judge's tracks.
     Registrations,
+    /// One row per team, with its members' names and emails.
     Teams,
+    /// One row per project, drafts and withdrawn ones included.
     Projects,
+    /// One row per assignment: judge, project, status and source.
     Assignments,
+    /// One row per review: every criterion's score, the weighted total and the comment.
     Scores,
+    /// The ranking of the newest calibration run, published or not.
     Results,
+    /// Each judge's calibration in the newest calibration run.
     Judges,
+    /// This event's slice of the audit chain, with its hashes.
     Audit,
 }
 

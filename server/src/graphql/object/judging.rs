@@ -72,8 +72,10 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
 /// One criterion of the event's rubric.
 pub struct Criterion(pub criterion::Model);
 
+/// One criterion of the event's rubric.
 #[Object(guard = "FieldGuard::new(\"Criterion\", Scope::event(self.0.event_id))")]
 impl Criterion {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
@@ -81,6 +83,7 @@ impl Criterion {
     async fn key(&self) -> &str {
         &self.0.key
     }
+    /// The criterion's display name.
     async fn name(&self) -> &str {
         &self.0.name
     }
@@ -96,6 +99,7 @@ impl Criterion {
     async fn max(&self) -> i32 {
         self.0.max_score
     }
+    /// Its place in the rubric, which lists criteria by position, then by key.
     async fn position(&self) -> i32 {
         self.0.position
     }
@@ -108,13 +112,16 @@ pub struct Assignment {
     pub judge_user: i64,
 }
 
+/// A judge's assignment to review one project. Only that judge and the organizers read it.
 #[Object(
     guard = "FieldGuard::new(\"Assignment\", Scope { event: Some(self.row.event_id), user: Some(self.judge_user), ..Scope::none() })"
 )]
 impl Assignment {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.row.public_id.clone())
     }
+    /// The project to review.
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
         one(
             ctx,
@@ -125,6 +132,7 @@ impl Assignment {
         .await
         .map(Project)
     }
+    /// The judge's membership in the event.
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
         one(
             ctx,
@@ -164,6 +172,7 @@ impl Assignment {
 pub struct Score {
     /// The criterion's key.
     pub criterion: String,
+    /// The score: an integer between the criterion's `min` and `max`.
     pub value: i32,
 }
 
@@ -173,13 +182,16 @@ pub struct Review {
     pub judge_user: i64,
 }
 
+/// A judge's private review of one project: only the judge and the organizers read it.
 #[Object(
     guard = "FieldGuard::new(\"Review\", Scope { event: Some(self.row.event_id), user: Some(self.judge_user), ..Scope::none() })"
 )]
 impl Review {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.row.public_id.clone())
     }
+    /// The membership of the judge who wrote it.
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
         one(
             ctx,
@@ -190,6 +202,7 @@ impl Review {
         .await
         .map(Membership)
     }
+    /// The project reviewed.
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
         one(
             ctx,
@@ -200,12 +213,16 @@ impl Review {
         .await
         .map(Project)
     }
+    /// Whether the judge has submitted it; a submitted review stays submitted when saved
+    /// again, and only submitted reviews count in calibration.
     async fn submitted(&self) -> bool {
         self.row.submitted
     }
+    /// When it was first submitted; null while it is a draft.
     async fn submitted_at(&self) -> Option<DateTime<Utc>> {
         self.row.submitted_at
     }
+    /// The judge's comment; null when there is none.
     async fn comment(&self) -> Option<&str> {
         Some(self.row.comment.as_str()).filter(|c| !c.is_empty())
     }
@@ -213,6 +230,8 @@ impl Review {
     async fn version(&self) -> i32 {
         self.row.version
     }
+    /// The scores given so far, one per criterion scored, by criterion key; a submitted
+    /// review scores every criterion.
     async fn scores(&self) -> Vec<Score> {
         let m: std::collections::BTreeMap<String, i64> =
             serde_json::from_str(&self.row.scores).unwrap_or_default();
@@ -228,11 +247,15 @@ impl Review {
 /// A declared conflict between a judge and a team.
 pub struct Recusal(pub recusal::Model);
 
+/// A declared conflict between a judge and a team: the judge reviews none of the team's
+/// projects (organizers only).
 #[Object(guard = "FieldGuard::new(\"Recusal\", Scope::event(self.0.event_id))")]
 impl Recusal {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// The membership of the recused judge.
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
         one(
             ctx,
@@ -243,11 +266,13 @@ impl Recusal {
         .await
         .map(Membership)
     }
+    /// The team whose projects the judge does not review.
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
         one(ctx, &ctx.loaders().teams, TeamId(self.0.team_id), "team")
             .await
             .map(Team)
     }
+    /// Why, as the organizer wrote it; may be empty.
     async fn reason(&self) -> &str {
         &self.0.reason
     }
@@ -257,7 +282,9 @@ impl Recusal {
 #[derive(SimpleObject)]
 #[graphql(guard = "FieldGuard::new(\"AssignmentProgress\", Scope::none())")]
 pub struct AssignmentProgress {
+    /// Assignments with a submitted review (recused ones not counted).
     pub done: i32,
+    /// Assignments in the queue (recused ones not counted).
     pub total: i32,
 }
 
@@ -267,9 +294,13 @@ pub struct AssignmentProgress {
 pub struct JudgingProgress {
     #[graphql(skip)]
     pub event_id: i64,
+    /// Every assignment in the event, recused ones included.
     pub assignments: i32,
+    /// Assignments with a submitted review.
     pub done: i32,
+    /// Assignments still waiting for a submitted review.
     pub pending: i32,
+    /// Assignments set aside by a recusal.
     pub recused: i32,
     /// Submitted projects with fewer submitted reviews than the event's target.
     pub projects_below_target: i32,
@@ -307,10 +338,13 @@ pub struct PlannedAssignment {
 #[derive(SimpleObject)]
 #[graphql(guard = "FieldGuard::new(\"PlanCoverage\", Scope::none())")]
 pub struct PlanCoverage {
+    /// The project's external id.
     pub project: String,
     /// Existing plus planned assignments.
     pub assigned: i32,
+    /// The requested reviews per project (`k`).
     pub target: i32,
+    /// How many reviews short of the target the project stays (0 when reached).
     pub shortfall: i32,
     /// Why the target cannot be reached, when it cannot.
     pub reason: Option<String>,
@@ -320,7 +354,10 @@ pub struct PlanCoverage {
 #[derive(SimpleObject)]
 #[graphql(guard = "FieldGuard::new(\"JudgeLoad\", Scope::none())")]
 pub struct JudgeLoad {
+    /// The judge's external id (or membership id).
     pub judge: String,
+    /// Assignments the judge holds once the plan is applied, existing ones included
+    /// (recused ones not counted).
     pub load: i32,
 }
 
@@ -331,6 +368,7 @@ pub struct AssignmentPlan {
     pub applied: i32,
 }
 
+/// What `autoAssign` plans (and, with `apply`, wrote). Organizers only.
 #[Object(guard = "FieldGuard::new(\"AssignmentPlan\", Scope::event(self.event_id))")]
 impl AssignmentPlan {
     /// The new assignments (existing ones are kept).
@@ -344,6 +382,7 @@ impl AssignmentPlan {
             })
             .collect()
     }
+    /// How close each project comes to the target, by project id.
     async fn coverage(&self) -> Vec<PlanCoverage> {
         self.plan
             .coverage
@@ -357,6 +396,7 @@ impl AssignmentPlan {
             })
             .collect()
     }
+    /// Every judge's load once the plan is applied, by judge id.
     async fn loads(&self) -> Vec<JudgeLoad> {
         self.plan
             .loads
@@ -371,6 +411,8 @@ impl AssignmentPlan {
     async fn components(&self) -> i32 {
         self.plan.components as i32
     }
+    /// Whether the judge–project graph after the plan is one component, so that every
+    /// judge's severity can be compared with every other's.
     async fn connected(&self) -> bool {
         self.plan.connected
     }
@@ -378,7 +420,7 @@ impl AssignmentPlan {
     async fn applied(&self) -> i32 {
         self.applied
     }
-    /// Projects still short of the target after the plan.
+    /// Reviews still missing after the plan, summed over all projects.
     async fn total_shortfall(&self) -> i32 {
         self.plan.total_shortfall() as i32
     }

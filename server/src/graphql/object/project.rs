@@ -76,33 +76,44 @@ impl Project {
 /// A project submitted (or being written) for an event.
 #[Object(guard = "FieldGuard::new(\"Project\", self.scope())")]
 impl Project {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// The project's id in fixtures and exports (given at import, else generated); ID
+    /// arguments accept it too.
     async fn external_id(&self) -> Option<&str> {
         Some(&self.0.external_id)
     }
+    /// The project's title: one line, at most 200 characters.
     async fn title(&self) -> &str {
         &self.0.title
     }
+    /// A one-line pitch of at most 200 characters; empty when not written.
     async fn tagline(&self) -> &str {
         &self.0.tagline
     }
+    /// A short summary of at most 2,000 characters; empty when not written.
     async fn summary(&self) -> &str {
         &self.0.summary
     }
+    /// The full description, at most 20,000 characters; empty when not written.
     async fn description(&self) -> &str {
         &self.0.description
     }
+    /// The source repository, an http(s) URL; null when not given.
     async fn repo_url(&self) -> Option<&str> {
         Some(self.0.repo_url.as_str()).filter(|s| !s.is_empty())
     }
+    /// A link to a demo, an http(s) URL; null when not given.
     async fn demo_url(&self) -> Option<&str> {
         Some(self.0.demo_url.as_str()).filter(|s| !s.is_empty())
     }
+    /// Up to 10 distinct lower-case tags of at most 32 characters each.
     async fn tags(&self) -> Vec<String> {
         json_list(&self.0.tags)
     }
+    /// Where the project is in its life: DRAFT, SUBMITTED or WITHDRAWN.
     async fn status(&self) -> ProjectStatus {
         ProjectStatus::of(&self.0.status)
     }
@@ -111,6 +122,7 @@ impl Project {
     async fn submitted_at(&self) -> Option<DateTime<Utc>> {
         self.0.submitted_at
     }
+    /// The track the project is entered in.
     async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Track> {
         one(
             ctx,
@@ -121,11 +133,13 @@ impl Project {
         .await
         .map(Track)
     }
+    /// The team that makes the project.
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
         one(ctx, &ctx.loaders().teams, TeamId(self.0.team_id), "team")
             .await
             .map(Team)
     }
+    /// The event the project is made for.
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
         one(
             ctx,
@@ -136,9 +150,11 @@ impl Project {
         .await
         .map(Event)
     }
+    /// When the project was created.
     async fn created_at(&self) -> DateTime<Utc> {
         self.0.created_at
     }
+    /// When its content or status last changed.
     async fn updated_at(&self) -> DateTime<Utc> {
         self.0.updated_at
     }

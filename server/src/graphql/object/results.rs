@@ -151,8 +151,11 @@ pub struct CalibratedProject {
     pub project: project::Model,
 }
 
+/// One project's place in a calibrated ranking. Holds no judge data, so it is what the
+/// public sees once results are published.
 #[Object(guard = "FieldGuard::new(\"CalibratedProject\", Scope::event(self.project.event_id))")]
 impl CalibratedProject {
+    /// The project ranked.
     async fn project(&self) -> Project {
         Project(self.project.clone())
     }
@@ -164,6 +167,8 @@ impl CalibratedProject {
     async fn raw_mean(&self) -> Option<f64> {
         self.out.raw_mean
     }
+    /// Rank by `rawMean` among the ranked projects (ties share the best rank), to compare
+    /// with `rank`; null when the project is not ranked.
     async fn raw_rank(&self) -> Option<i32> {
         self.out.raw_rank.map(|r| r as i32)
     }
@@ -171,9 +176,13 @@ impl CalibratedProject {
     async fn quality(&self) -> Option<f64> {
         self.out.quality
     }
+    /// Standard error of `quality`; null when the project is not ranked or there are too
+    /// few reviews to estimate it.
     async fn std_error(&self) -> Option<f64> {
         self.out.std_error
     }
+    /// Calibrated rank, 1 = best (ties share the best rank); null when the project is not
+    /// ranked (see `excluded`).
     async fn rank(&self) -> Option<i32> {
         self.out.rank.map(|r| r as i32)
     }
@@ -197,11 +206,14 @@ pub struct JudgeCalibration {
     pub judge: membership::Model,
 }
 
+/// How one judge scores relative to the panel (organizers only).
 #[Object(guard = "FieldGuard::new(\"JudgeCalibration\", Scope::event(self.judge.event_id))")]
 impl JudgeCalibration {
+    /// The judge's membership in the event.
     async fn judge(&self) -> Membership {
         Membership(self.judge.clone())
     }
+    /// The judge's submitted reviews that the calibration used, on projects not excluded.
     async fn reviews(&self) -> i32 {
         self.out.reviews as i32
     }
@@ -232,17 +244,23 @@ impl CalibrationRun {
     }
 }
 
+/// An immutable, signed calibration run (organizers only).
 #[Object(guard = "FieldGuard::new(\"CalibrationRun\", Scope::event(self.0.event_id))")]
 impl CalibrationRun {
+    /// Opaque id; `publishResults` takes it.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// When the run was made.
     async fn created_at(&self) -> DateTime<Utc> {
         self.0.created_at
     }
+    /// The seed of the run's cross-validation and bootstrap: the same inputs and seed give
+    /// the same result.
     async fn seed(&self) -> i64 {
         self.0.seed
     }
+    /// Bootstrap resamples behind the rank intervals; 0 means no intervals.
     async fn bootstrap(&self) -> i32 {
         self.0.bootstrap
     }
@@ -250,6 +268,7 @@ impl CalibrationRun {
     async fn lambda(&self) -> f64 {
         self.0.lambda
     }
+    /// The calibration engine that computed it (e.g. `verdict-calibrate/1`).
     async fn engine_version(&self) -> &str {
         &self.0.engine_version
     }
@@ -265,6 +284,8 @@ impl CalibrationRun {
     async fn signature(&self) -> &str {
         &self.0.signature
     }
+    /// SHA-256 (hex) of the public key that signed the run; compare with
+    /// `signingKey.fingerprint`.
     async fn key_fingerprint(&self) -> &str {
         &self.0.key_fingerprint
     }
@@ -277,6 +298,7 @@ impl CalibrationRun {
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         ranked(ctx, self.0.event_id, &self.result(ctx)?).await
     }
+    /// How each judge scored relative to the panel in this run.
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         judged(ctx, self.0.event_id, &self.result(ctx)?).await
     }
@@ -298,26 +320,36 @@ pub struct Leaderboard {
     pub result: CalibrationResult,
 }
 
+/// The live, unsigned preview on current data (organizers only).
 #[Object(guard = "FieldGuard::new(\"Leaderboard\", Scope::event(self.event_id))")]
 impl Leaderboard {
+    /// When this ranking was computed; it is computed afresh from current data.
     async fn computed_at(&self) -> DateTime<Utc> {
         self.computed_at
     }
+    /// Whether the judge–project graph is one component; if not, only the largest
+    /// component is ranked.
     async fn connected(&self) -> bool {
         self.result.connected
     }
+    /// Connected components of the judge–project graph, counting only judges and projects
+    /// with a usable review.
     async fn components(&self) -> i32 {
         self.result.components as i32
     }
+    /// The ridge penalty chosen by cross-validation; null when there was nothing to fit.
     async fn lambda(&self) -> Option<f64> {
         self.result.lambda
     }
+    /// By rank; excluded projects last with rank null.
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         ranked(ctx, self.event_id, &self.result).await
     }
+    /// How each judge scores relative to the panel.
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         judged(ctx, self.event_id, &self.result).await
     }
+    /// Outlying reviews and judge pairs with identical scores (not inputs to the model).
     async fn diagnostics(&self) -> Json<serde_json::Value> {
         Json(serde_json::to_value(&self.result.diagnostics).unwrap_or_default())
     }
@@ -329,23 +361,29 @@ pub struct ResultPublication {
     pub run: calibration_run::Model,
 }
 
+/// One publication of results: a version, provisional or final, pointing at a run.
 #[Object(
     guard = "FieldGuard::new(\"ResultPublication\", Scope { event: Some(self.row.event_id), public: true, ..Scope::none() })"
 )]
 impl ResultPublication {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.row.public_id.clone())
     }
+    /// The publication's number in its event: 1 for the first, then counting up.
     async fn version(&self) -> i32 {
         self.row.version
     }
+    /// Whether this publication is final; after a final one, nothing more is published.
     #[graphql(name = "final")]
     async fn is_final(&self) -> bool {
         self.row.is_final
     }
+    /// When it was published.
     async fn published_at(&self) -> DateTime<Utc> {
         self.row.published_at
     }
+    /// The id of the calibration run it publishes.
     async fn run_id(&self) -> ID {
         ID(self.run.public_id.clone())
     }
@@ -377,17 +415,21 @@ pub struct PublishedResults {
     pub run: calibration_run::Model,
 }
 
+/// The frozen public projection of one run: no judge identity, no individual score.
 #[Object(
     guard = "FieldGuard::new(\"PublishedResults\", Scope { event: Some(self.row.event_id), public: true, ..Scope::none() })"
 )]
 impl PublishedResults {
+    /// The publication's number in its event: 1 for the first, then counting up.
     async fn version(&self) -> i32 {
         self.row.version
     }
+    /// Whether this publication is final; after a final one, nothing more is published.
     #[graphql(name = "final")]
     async fn is_final(&self) -> bool {
         self.row.is_final
     }
+    /// When it was published.
     async fn published_at(&self) -> DateTime<Utc> {
         self.row.published_at
     }
@@ -395,12 +437,15 @@ impl PublishedResults {
     async fn published_at_signed(&self) -> String {
         published_at_text(self.row.published_at)
     }
+    /// The id of the calibration run it publishes.
     async fn run_id(&self) -> ID {
         ID(self.run.public_id.clone())
     }
+    /// SHA-256 of the run's pinned canonical inputs.
     async fn inputs_hash(&self) -> &str {
         &self.run.inputs_hash
     }
+    /// SHA-256 of the run's canonical result.
     async fn result_hash(&self) -> &str {
         &self.run.result_hash
     }
@@ -412,9 +457,13 @@ impl PublishedResults {
     async fn publication_signature(&self) -> &str {
         &self.row.signature
     }
+    /// SHA-256 (hex) of the public key that signed the run; compare with
+    /// `signingKey.fingerprint`.
     async fn key_fingerprint(&self) -> &str {
         &self.run.key_fingerprint
     }
+    /// Whether the run's judge–project graph was one component; if not, only the largest
+    /// component is ranked.
     async fn connected(&self) -> bool {
         self.run.connected
     }
@@ -440,6 +489,7 @@ pub struct SigningKey {
     pub fingerprint: String,
 }
 
+/// The deployment's public signing key.
 #[Object(guard = "FieldGuard::new(\"SigningKey\", Scope { public: true, ..Scope::none() })")]
 impl SigningKey {
     /// Always `Ed25519`.

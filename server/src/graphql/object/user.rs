@@ -51,9 +51,11 @@ pub struct User(pub user::Model);
     guard = "FieldGuard::new(\"User\", Scope { user: Some(self.0.id), public: true, ..Scope::none() })"
 )]
 impl User {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// The name the person shows to others.
     async fn display_name(&self) -> &str {
         &self.0.display_name
     }
@@ -74,6 +76,8 @@ impl User {
             .any(|e| access.is_organizer(*e));
         Ok(organizes.then_some(self.0.email.as_str()))
     }
+    /// Whether the person is a site administrator: one who creates and imports events and
+    /// acts as an organizer of every event.
     async fn is_site_admin(&self) -> bool {
         self.0.is_site_admin
     }
@@ -85,6 +89,7 @@ pub struct Membership(pub membership::Model);
 /// A person's role in one event.
 #[Object(guard = "FieldGuard::new(\"Membership\", Scope::event(self.0.event_id))")]
 impl Membership {
+    /// Opaque id.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
@@ -92,9 +97,11 @@ impl Membership {
     async fn external_id(&self) -> Option<&str> {
         self.0.external_id.as_deref()
     }
+    /// The role this membership grants.
     async fn role(&self) -> Role {
         Role::parse(&self.0.role).unwrap_or(Role::Participant)
     }
+    /// The event the role is held in.
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
         one(
             ctx,
@@ -105,6 +112,7 @@ impl Membership {
         .await
         .map(Event)
     }
+    /// The person holding the role.
     async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<User> {
         one(ctx, &ctx.loaders().users, UserId(self.0.user_id), "user")
             .await
@@ -133,6 +141,7 @@ pub struct Viewer(pub user::Model);
 /// The signed-in caller.
 #[Object(guard = "FieldGuard::new(\"Viewer\", Scope { user: Some(self.0.id), ..Scope::none() })")]
 impl Viewer {
+    /// The caller as a user.
     async fn user(&self) -> User {
         User(self.0.clone())
     }
@@ -170,6 +179,7 @@ impl Session {
     async fn token(&self) -> &str {
         &self.token
     }
+    /// The user the session signs in.
     async fn user(&self) -> User {
         User(self.user.clone())
     }
@@ -183,9 +193,11 @@ pub struct ApiToken(pub api_token::Model);
     guard = "FieldGuard::new(\"ApiToken\", Scope { user: Some(self.0.user_id), ..Scope::none() })"
 )]
 impl ApiToken {
+    /// Opaque id; `revokeApiToken` takes it.
     async fn id(&self) -> ID {
         ID(self.0.public_id.clone())
     }
+    /// The name the owner gave the token.
     async fn label(&self) -> &str {
         &self.0.label
     }
@@ -193,12 +205,16 @@ impl ApiToken {
     async fn prefix(&self) -> &str {
         &self.0.prefix
     }
+    /// When the token was minted.
     async fn created_at(&self) -> DateTime<Utc> {
         self.0.created_at
     }
+    /// When the token last authenticated a request (recorded at most once a minute); null
+    /// if it never has.
     async fn last_used_at(&self) -> Option<DateTime<Utc>> {
         self.0.last_used_at
     }
+    /// When the token was revoked; null while it still works.
     async fn revoked_at(&self) -> Option<DateTime<Utc>> {
         self.0.revoked_at
     }
@@ -219,6 +235,7 @@ impl CreatedApiToken {
     async fn token(&self) -> &str {
         &self.token
     }
+    /// The token's record, as `Viewer.apiTokens` lists it.
     async fn api_token(&self) -> ApiToken {
         ApiToken(self.api_token.clone())
     }

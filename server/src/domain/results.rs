@@ -378,6 +378,42 @@ pub fn published_at_text(t: DateTime<Utc>) -> String {
     canonical_time(t)
 }
 
+/// The deployment's signing key for a command that signs (serve, checkpoints, exports):
+/// the key file when it exists, else a new key, but never silently. When the key file is
+/// missing and the database already holds calibration runs signed by another key, every
+/// bundle exported afterwards would fail verification: refused unless `new_key` (the
+/// operator's `--new-key`) says the old key is gone for good.
+pub async fn signing_key<C: ConnectionTrait>(
+    db: &C,
+    path: &std::path::Path,
+    new_key: bool,
+) -> AppResult<Signer25519> {
+    if let Some(signer) = Signer25519::load(path)? {
+        return Ok(signer);
+    }
+    let signed_by = calibration_run::Entity::find()
+        .order_by_desc(calibration_run::Column::Id)
+        .one(db)
+        .await?
+        .map(|r| r.key_fingerprint);
+    if let (Some(fingerprint), false) = (signed_by, new_key) {
+        return Err(AppError::conflict(format!(
+            "the signing key file {} does not exist, but this database holds results signed by \
+             the key with fingerprint {fingerprint}. Restore that key file (or point --key-file \
+             at it); or, if it is lost for good, start once with --new-key to sign from now on \
+             with a new key (bundles exported earlier keep verifying against the old fingerprint)",
+            path.display()
+        )));
+    }
+    let signer = Signer25519::load_or_create(path)?;
+    tracing::warn!(
+        path = %path.display(),
+        fingerprint = %signer.fingerprint(),
+        "created a new signing key"
+    );
+    Ok(signer)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,40 +462,4 @@ mod tests {
         assert_eq!(weighted_total(&rubric, &s(5, 1)), Some(0.25));
         assert_eq!(weighted_total(&rubric, &HashMap::new()), None);
     }
-}
-
-/// The deployment's signing key for a command that signs (serve, checkpoints, exports):
-/// the key file when it exists, else a new key, but never silently. When the key file is
-/// missing and the database already holds calibration runs signed by another key, every
-/// bundle exported afterwards would fail verification: refused unless `new_key` (the
-/// operator's `--new-key`) says the old key is gone for good.
-pub async fn signing_key<C: ConnectionTrait>(
-    db: &C,
-    path: &std::path::Path,
-    new_key: bool,
-) -> AppResult<Signer25519> {
-    if let Some(signer) = Signer25519::load(path)? {
-        return Ok(signer);
-    }
-    let signed_by = calibration_run::Entity::find()
-        .order_by_desc(calibration_run::Column::Id)
-        .one(db)
-        .await?
-        .map(|r| r.key_fingerprint);
-    if let (Some(fingerprint), false) = (signed_by, new_key) {
-        return Err(AppError::conflict(format!(
-            "the signing key file {} does not exist, but this database holds results signed by \
-             the key with fingerprint {fingerprint}. Restore that key file (or point --key-file \
-             at it); or, if it is lost for good, start once with --new-key to sign from now on \
-             with a new key (bundles exported earlier keep verifying against the old fingerprint)",
-            path.display()
-        )));
-    }
-    let signer = Signer25519::load_or_create(path)?;
-    tracing::warn!(
-        path = %path.display(),
-        fingerprint = %signer.fingerprint(),
-        "created a new signing key"
-    );
-    Ok(signer)
 }

@@ -29,7 +29,17 @@ impl Db {
                     .busy_timeout(Duration::from_secs(30))
                     .foreign_keys(true)
             });
-        let mut conn = Database::connect(opts).await?;
+        if url.starts_with("postgres") {
+            probe_postgres(url).await?;
+        }
+        let mut conn = Database::connect(opts).await.map_err(|e| explain(url, e))?;
+        if url.starts_with("sqlite:") {
+            // Opening is lazy: read the schema once so a corrupt file is named here.
+            use sea_orm::ConnectionTrait;
+            conn.execute_unprepared("SELECT count(*) FROM sqlite_master")
+                .await
+                .map_err(|e| explain(url, e))?;
+        }
         let statements = Arc::new(AtomicU64::new(0));
         let counter = statements.clone();
         conn.set_metric_callback(move |info| {
@@ -74,4 +84,57 @@ impl Db {
             })
             .await
     }
+}
+
+/// The SQLite file a `sqlite:` URL names.
+fn sqlite_path(url: &str) -> &str {
+    let rest = url.trim_start_matches("sqlite:").trim_start_matches("//");
+    rest.split('?').next().unwrap_or(rest)
+}
+
+/// A connection error that says what to do: which file could not be opened and why, or
+/// that PostgreSQL refused the connection.
+fn explain(url: &str, e: DbErr) -> DbErr {
+    let text = e.to_string();
+    let say = |msg: String| DbErr::Conn(sea_orm::RuntimeErr::Internal(msg));
+    if url.starts_with("sqlite:") {
+        let path = sqlite_path(url);
+        if text.contains("code: 14") {
+            let hint = if url.contains("mode=rwc") {
+                "check that its directory exists and is writable"
+            } else {
+                "it does not exist: add ?mode=rwc to create it (sqlite://FILE?mode=rwc)"
+            };
+            return say(format!("cannot open the SQLite database {path}: {hint}"));
+        }
+        if text.contains("code: 26") || text.contains("code: 11") {
+            return say(format!(
+                "{path} is not a Verdict SQLite database, or it is corrupt ({text})"
+            ));
+        }
+    }
+    e
+}
+
+/// Connects to PostgreSQL once, directly, so that an unreachable server is reported at
+/// once with its reason ("connection refused") instead of as a pool time-out 30 s later.
+async fn probe_postgres(url: &str) -> Result<(), DbErr> {
+    use sea_orm::sqlx::Connection;
+    let attempt = tokio::time::timeout(
+        Duration::from_secs(10),
+        sea_orm::sqlx::PgConnection::connect(url),
+    )
+    .await;
+    let reason = match attempt {
+        Ok(Ok(c)) => {
+            let _ = c.close().await;
+            return Ok(());
+        }
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => "no answer within 10 s".to_owned(),
+    };
+    let target = url.rsplit('@').next().unwrap_or(url);
+    Err(DbErr::Conn(sea_orm::RuntimeErr::Internal(format!(
+        "cannot connect to PostgreSQL at {target}: {reason}"
+    ))))
 }

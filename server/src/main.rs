@@ -143,6 +143,8 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        // Colour only for a person at a terminal, never into log files.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     let rt = match tokio::runtime::Runtime::new() {
@@ -165,6 +167,30 @@ async fn open(store: &StoreConfig) -> Result<Db, AppError> {
     let db = Db::connect(&store.database_url).await?;
     db.migrate().await?;
     Ok(db)
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM (`docker stop`, systemd): stop accepting, let in-flight
+/// requests finish, then exit 0.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
 }
 
 async fn signing_key(db: &Db, store: &StoreConfig) -> Result<Signer25519, AppError> {
@@ -351,9 +377,7 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         listener,
         router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .with_graceful_shutdown(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
+    .with_graceful_shutdown(shutdown_signal())
     .await
     .map_err(|e| AppError::Internal(e.to_string()))
 }

@@ -396,7 +396,7 @@ pub async fn signing_key<C: ConnectionTrait>(
         .one(db)
         .await?
         .map(|r| r.key_fingerprint);
-    if let (Some(fingerprint), false) = (signed_by, new_key) {
+    if let (Some(fingerprint), false) = (&signed_by, new_key) {
         return Err(AppError::conflict(format!(
             "the signing key file {} does not exist, but this database holds results signed by \
              the key with fingerprint {fingerprint}. Restore that key file (or point --key-file \
@@ -406,11 +406,19 @@ pub async fn signing_key<C: ConnectionTrait>(
         )));
     }
     let signer = Signer25519::load_or_create(path)?;
-    tracing::warn!(
-        path = %path.display(),
-        fingerprint = %signer.fingerprint(),
-        "created a new signing key"
-    );
+    match signed_by {
+        Some(old) => tracing::warn!(
+            path = %path.display(),
+            old = %old,
+            new = %signer.fingerprint(),
+            "created a new signing key (--new-key): earlier results stay signed by the old one"
+        ),
+        None => tracing::info!(
+            path = %path.display(),
+            fingerprint = %signer.fingerprint(),
+            "created the deployment's signing key"
+        ),
+    }
     Ok(signer)
 }
 

@@ -18,6 +18,7 @@ e2e! {
     graphql_response_media_type_is_honoured,
     forwarded_addresses_are_believed_only_from_trusted_proxies ["--login-attempts", "2", "--trusted-proxies", "127.0.0.1"],
     untrusted_peers_cannot_pick_their_address ["--login-attempts", "2"],
+    teams_are_frozen_after_the_deadline,
 }
 
 async fn invisible_formatting_is_refused_in_single_line_text(app: App) {
@@ -796,4 +797,45 @@ async fn untrusted_peers_cannot_pick_their_address(app: App) {
         3,
         "{codes:?}"
     );
+}
+
+async fn teams_are_frozen_after_the_deadline(app: App) {
+    // An imported event whose submission deadline has passed.
+    let admin = app.site_admin().await;
+    let tag = crate::harness::unique();
+    app.ok(
+        Some(&admin),
+        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+        json!({ "f": crate::harness::tiny_fixture(&tag) }),
+    )
+    .await;
+    let slug = format!("tiny-{tag}");
+    let teams = app
+        .ok(
+            Some(&admin),
+            "query($e: String!) { event(slug: $e) { teams(first: 10) { edges { node { inviteCode } } } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    let code = teams["event"]["teams"]["edges"][0]["node"]["inviteCode"]
+        .as_str()
+        .expect("the organizer reads the invite code")
+        .to_owned();
+    let late = app.sign_up(&format!("late-{tag}@example.org")).await;
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!, $m: String!) { grantRole(event: $e, email: $m, role: PARTICIPANT) { id } }",
+        json!({ "e": slug, "m": format!("late-{tag}@example.org") }),
+    )
+    .await;
+    let head = app.audit_head().await;
+    let r = app
+        .gql_as(
+            &late,
+            "mutation($c: String!) { joinTeam(inviteCode: $c) { id } }",
+            json!({ "c": code }),
+        )
+        .await;
+    crate::harness::assert_code(&r, "WINDOW_CLOSED");
+    assert_eq!(app.audit_head().await, head, "a refusal writes nothing");
 }

@@ -151,6 +151,13 @@ pub async fn join_team<C: ConnectionTrait>(
             "register for this event before joining a team",
         ));
     }
+    // Teams may form before submissions open, but not after the deadline: joining then
+    // would make someone a co-author of a project they could not have worked on.
+    if super::now() >= e.submissions_close {
+        return Err(AppError::WindowClosed(
+            "the submission deadline has passed: teams can no longer change".into(),
+        ));
+    }
     add_with_room(txn, &t, &e, actor.user.id).await?;
     audit::append(
         txn,

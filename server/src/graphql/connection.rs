@@ -1,7 +1,7 @@
 //! Relay connections with keyset pagination (`first`/`after`, ascending by key).
 
 use async_graphql::connection::{Connection, Edge, EmptyFields};
-use async_graphql::{Context, SimpleObject};
+use async_graphql::{Context, SchemaBuilder, SimpleObject};
 use sea_orm::{
     ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select,
 };
@@ -17,6 +17,33 @@ pub struct Totals {
 }
 
 pub type Page<N> = Connection<String, N, Totals, EmptyFields>;
+
+/// The description of a connection of `$items`.
+macro_rules! page_of {
+    ($items:literal) => {
+        concat!(
+            "A page of ",
+            $items,
+            ": `edges` (or `nodes`), `pageInfo` to ask for the next page with `after`, and \
+             `totalCount`."
+        )
+    };
+}
+
+/// Describes each connection type in the SDL: async-graphql generates them without a
+/// description.
+pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M, S> {
+    use super::object::{
+        audit::AuditEvent, event::Event, event::Team, judging::Assignment, project::Project,
+        user::Membership,
+    };
+    b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
+        .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
+        .override_output_type_description::<Page<Event>>(page_of!("events"))
+        .override_output_type_description::<Page<Membership>>(page_of!("memberships"))
+        .override_output_type_description::<Page<Project>>(page_of!("projects"))
+        .override_output_type_description::<Page<Team>>(page_of!("teams"))
+}
 
 fn cursor(key: i64) -> String {
     format!("c{key}")

@@ -27,7 +27,7 @@ use subscription::Subscription;
 pub type VerdictSchema = Schema<Query, Mutation, Subscription>;
 
 fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
-    Schema::build(Query, Mutation::default(), Subscription)
+    connection::describe(Schema::build(Query, Mutation::default(), Subscription))
         .disable_suggestions()
         .with_sorted_fields()
         .with_sorted_enums()

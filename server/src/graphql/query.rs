@@ -24,6 +24,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
 #[derive(Default)]
 pub struct Query;
 
+/// Every read: the signed-in viewer, events, projects and the signing key. An object the
+/// caller may not see reads as null, as if it did not exist.
 #[Object(guard = "FieldGuard::new(\"Query\", Scope::none())")]
 impl Query {
     /// The signed-in caller; null when anonymous.
@@ -31,7 +33,12 @@ impl Query {
         ctx.rc().user().cloned().map(Viewer)
     }
     /// An event by slug; null when unknown.
-    async fn event(&self, ctx: &Context<'_>, slug: String) -> async_graphql::Result<Option<Event>> {
+    async fn event(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The event's slug, as in its URL (e.g. `spring-hack-2026`).")]
+        slug: String,
+    ) -> async_graphql::Result<Option<Event>> {
         match crate::domain::event_by_slug(&ctx.db().conn, &slug).await {
             Ok(e) => Ok(Some(Event(e))),
             Err(crate::error::AppError::NotFound(_)) => Ok(None),
@@ -43,7 +50,9 @@ impl Query {
     async fn events(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
         first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Event>> {
         page(
@@ -68,7 +77,11 @@ impl Query {
     }
     /// A project by id or external id; null when unknown or not visible to the caller
     /// (drafts are visible to their team and the organizers).
-    async fn project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Project>> {
+    async fn project(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The project's id or its external id (e.g. `prj_007`).")] id: ID,
+    ) -> async_graphql::Result<Option<Project>> {
         let Some(p) = crate::domain::find_project(&ctx.db().conn, &id, None)
             .await
             .gql(ctx)?

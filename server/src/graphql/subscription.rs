@@ -27,6 +27,9 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
 #[derive(Default)]
 pub struct Subscription;
 
+/// Live streams of one event, over the websocket endpoint `/graphql/ws`: each message
+/// follows a committed change. A subscriber that falls behind receives an error saying how
+/// many messages it missed, and should resubscribe.
 #[Subscription]
 impl Subscription {
     /// Every project submitted to the event from now on (public).
@@ -34,7 +37,7 @@ impl Subscription {
     async fn project_submitted(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Project>> + use<>> {
         let services = ctx.services().clone();
         let e = crate::domain::event_by_slug(&services.db.conn, &event)
@@ -60,7 +63,7 @@ impl Subscription {
     async fn results_published(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<ResultPublication>> + use<>>
     {
         let services = ctx.services().clone();
@@ -91,12 +94,14 @@ impl Subscription {
         }))
     }
 
-    /// Judging progress of the event, after every change (organizers).
+    /// Judging progress of the event, after each assignment (`assignJudge`, an applied
+    /// `autoAssign`), recusal and saved review (organizers: UNAUTHENTICATED when anonymous,
+    /// FORBIDDEN for anyone else).
     #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
     async fn judging_progress(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<JudgingProgress>> + use<>>
     {
         let (services, e) = organizer_event(ctx, &event).await?;
@@ -115,12 +120,13 @@ impl Subscription {
         }))
     }
 
-    /// The live leaderboard, recomputed after every judging change (organizers).
+    /// The live leaderboard, recomputed after the same changes as `judgingProgress`
+    /// (organizers: UNAUTHENTICATED when anonymous, FORBIDDEN for anyone else).
     #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
     async fn leaderboard_updated(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Leaderboard>> + use<>> {
         let (services, e) = organizer_event(ctx, &event).await?;
         Ok(follow(services, e.id, move |services, ev| {

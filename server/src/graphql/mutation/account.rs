@@ -36,12 +36,15 @@ pub struct AccountMutation;
 
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl AccountMutation {
-    /// Creates an account and signs in. Also sets the web client's session cookie.
+    /// Creates an account and signs in (anyone). Also sets the web client's session cookie;
+    /// the session lasts 30 days. CONFLICT when an account has this email.
     async fn sign_up(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "The email to sign in with; stored trimmed and lower-cased.")]
         email: String,
-        password: String,
+        #[graphql(desc = "10 to 256 characters.")] password: String,
+        #[graphql(desc = "The name other people see: one line of 1 to 100 characters.")]
         display_name: String,
     ) -> async_graphql::Result<Session> {
         let txn = begin(ctx).await?;
@@ -56,12 +59,15 @@ impl AccountMutation {
         Ok(Session { token, user })
     }
 
-    /// Signs in. Throttled per email and per client address.
+    /// Signs in (anyone) and sets the web client's session cookie; the session lasts 30 days.
+    /// Throttled per email and per client address: RATE_LIMITED, with
+    /// `extensions.retryAfter` in seconds. A wrong email or password is UNAUTHENTICATED.
     async fn log_in(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "The account's email (case and surrounding spaces do not matter).")]
         email: String,
-        password: String,
+        #[graphql(desc = "The account's password.")] password: String,
     ) -> async_graphql::Result<Session> {
         let limit = ctx.services().limits.login_attempts;
         let (user, token) = accounts::log_in(ctx.db(), &email, &password, &ctx.rc().client, limit)
@@ -74,7 +80,8 @@ impl AccountMutation {
         Ok(Session { token, user })
     }
 
-    /// Ends the current session (bearer or cookie) and clears the cookie.
+    /// Ends the current session (bearer or cookie) and clears the cookie. A request signed
+    /// in with an API token gets CONFLICT: revoke the token with `revokeApiToken` instead.
     async fn log_out(&self, ctx: &Context<'_>) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
         let Some((_, Credential::Session { id })) = ctx.rc().caller.clone() else {
@@ -89,10 +96,11 @@ impl AccountMutation {
         Ok(true)
     }
 
-    /// Mints a personal API token for scripts; the secret is returned once.
+    /// Mints a personal API token for scripts (signed-in users); the secret is returned once.
     async fn create_api_token(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "A name to recognise the token by: one line of 1 to 100 characters.")]
         label: String,
     ) -> async_graphql::Result<CreatedApiToken> {
         let actor = ctx.actor()?;
@@ -104,8 +112,13 @@ impl AccountMutation {
         Ok(CreatedApiToken { token, api_token })
     }
 
-    /// Revokes one of the caller's API tokens.
-    async fn revoke_api_token(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<ApiToken> {
+    /// Revokes one of the caller's API tokens: NOT_FOUND for anyone else's, CONFLICT when it
+    /// is already revoked.
+    async fn revoke_api_token(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The token's id (`ApiToken.id`).")] id: ID,
+    ) -> async_graphql::Result<ApiToken> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
         let t = accounts::revoke_api_token(&txn, &actor, &id)

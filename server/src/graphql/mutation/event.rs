@@ -19,35 +19,57 @@ use crate::graphql::policy::{FieldGuard, Rule, Scope};
 /// Input of `createEvent`.
 #[derive(InputObject, Serialize)]
 pub struct CreateEventInput {
-    /// URL-safe: lower-case letters, digits and dashes.
+    /// URL-safe: lower-case letters, digits and dashes (1 to 64, not starting with a dash),
+    /// unique across events.
     pub slug: String,
+    /// The display name: one line of 1 to 200 characters.
     pub name: String,
     /// Defaults to `evt_<slug>`.
     pub external_id: Option<String>,
+    /// When teams may start drafting and submitting projects.
     pub submissions_open: DateTime<Utc>,
+    /// The submission deadline; after `submissionsOpen`.
     pub submissions_close: DateTime<Utc>,
+    /// When judges may start saving reviews. Give both judging times or neither; without
+    /// them no review can be saved.
     pub judging_open: Option<DateTime<Utc>>,
+    /// When the judging window closes; after `judgingOpen`.
     pub judging_close: Option<DateTime<Utc>>,
+    /// When the voting window opens. Give both voting times or neither.
     pub voting_open: Option<DateTime<Utc>>,
+    /// When the voting window closes; after `votingOpen`.
     pub voting_close: Option<DateTime<Utc>>,
-    /// Defaults to 3.
+    /// Reviews each submitted project should get (at least 1): `autoAssign`'s default
+    /// target. Defaults to 3.
     pub reviews_per_project: Option<i32>,
-    /// Defaults to 5.
+    /// The most members a team may have (at least 1). Defaults to 5.
     pub max_team_size: Option<i32>,
 }
 
-/// Input of `updateEvent`: every field is optional; absent fields stay as they are.
+/// Input of `updateEvent`: every field is optional; absent fields stay as they are. The
+/// windows must still open before they close, and a window time cannot be cleared.
 #[derive(InputObject, Serialize)]
 pub struct UpdateEventInput {
+    /// A new slug, under the same rules as `createEvent`'s (CONFLICT when another event has
+    /// it).
     pub slug: Option<String>,
+    /// A new display name: one line of 1 to 200 characters.
     pub name: Option<String>,
+    /// When teams may start drafting and submitting projects.
     pub submissions_open: Option<DateTime<Utc>>,
+    /// The submission deadline.
     pub submissions_close: Option<DateTime<Utc>>,
+    /// When judges may start saving reviews.
     pub judging_open: Option<DateTime<Utc>>,
+    /// When the judging window closes.
     pub judging_close: Option<DateTime<Utc>>,
+    /// When the voting window opens.
     pub voting_open: Option<DateTime<Utc>>,
+    /// When the voting window closes.
     pub voting_close: Option<DateTime<Utc>>,
+    /// Reviews each submitted project should get (at least 1).
     pub reviews_per_project: Option<i32>,
+    /// The most members a team may have (at least 1); existing teams keep their members.
     pub max_team_size: Option<i32>,
     /// Let teams read the (anonymous) comments on their project once results are published.
     pub comments_to_teams: Option<bool>,
@@ -72,11 +94,17 @@ pub struct EventMutation;
 
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl EventMutation {
-    /// Creates an event (site admins); the creator becomes its first organizer.
+    /// Creates an event (site admins); the creator becomes its first organizer. CONFLICT
+    /// when another event has the slug or the external id.
     async fn create_event(
         &self,
         ctx: &Context<'_>,
-        input: CreateEventInput,
+        #[graphql(desc = "The new event's settings.")] input: CreateEventInput,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Event> {
         let actor = ctx.actor()?;
@@ -106,8 +134,14 @@ impl EventMutation {
     async fn update_event(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The settings to change; the others stay as they are.")]
         input: UpdateEventInput,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Event> {
         let actor = ctx.actor()?;
@@ -140,15 +174,32 @@ impl EventMutation {
     }
 
     /// Gives a person a role in the event (organizers). The person needs an account.
+    /// CONFLICT when they already hold the role, or when a judge-to-be is on one of the
+    /// event's teams.
     #[allow(clippy::too_many_arguments)]
     async fn grant_role(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The person's account email; BAD_USER_INPUT when no account has it.")]
         email: String,
-        role: Role,
+        #[graphql(desc = "The role to give.")] role: Role,
+        #[graphql(
+            desc = "An external id for the membership (e.g. `jdg_01`), unique per role in the \
+                    event: 1 to 64 letters, digits, `_`, `-` or `.`. A judge's is accepted \
+                    wherever a judge is named."
+        )]
         external_id: Option<String>,
+        #[graphql(
+            desc = "Judges only: the tracks they cover, by id or external id; all tracks when \
+                    omitted or empty."
+        )]
         tracks: Option<Vec<ID>>,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Membership> {
         let actor = ctx.actor()?;
@@ -171,13 +222,20 @@ impl EventMutation {
         Ok(Membership(m))
     }
 
-    /// Takes a role away (organizers). The last organizer cannot be removed.
+    /// Takes a role away (organizers). The last organizer cannot be removed (CONFLICT). A
+    /// judge loses their unscored assignments and recusals (CONFLICT once they have saved a
+    /// review); a participant leaves their team. NOT_FOUND when the person lacks the role.
     async fn revoke_role(
         &self,
         ctx: &Context<'_>,
-        event: String,
-        email: String,
-        role: Role,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The person's account email.")] email: String,
+        #[graphql(desc = "The role to take away.")] role: Role,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
@@ -195,11 +253,12 @@ impl EventMutation {
         Ok(true)
     }
 
-    /// Registers the caller as a participant of the event.
+    /// Registers the caller as a participant of the event (any signed-in user; CONFLICT when
+    /// already registered).
     async fn register_for_event(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<Membership> {
         let actor = ctx.actor()?;
         let e = event_of(ctx, &event).await?;
@@ -213,9 +272,18 @@ impl EventMutation {
     async fn create_track(
         &self,
         ctx: &Context<'_>,
-        event: String,
-        name: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The track's name: one line of 1 to 200 characters.")] name: String,
+        #[graphql(
+            desc = "The track's external id, unique in the event (CONFLICT otherwise): 1 to 64 \
+                    letters, digits, `_`, `-` or `.`; generated when omitted."
+        )]
         external_id: Option<String>,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Track> {
         let actor = ctx.actor()?;
@@ -233,12 +301,18 @@ impl EventMutation {
         Ok(Track(t))
     }
 
-    /// Creates a team. A participant creates it and joins it; an organizer creates it empty.
+    /// Creates a team. A participant creates it and joins it; an organizer creates it empty;
+    /// anyone else is FORBIDDEN. CONFLICT when the participant is already on a team or
+    /// judges the event.
     async fn create_team(
         &self,
         ctx: &Context<'_>,
-        event: String,
-        name: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The team's name: one line of 1 to 200 characters.")] name: String,
+        #[graphql(
+            desc = "The team's external id: 1 to 64 letters, digits, `_`, `-` or `.`; \
+                    generated when omitted."
+        )]
         external_id: Option<String>,
     ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
@@ -256,6 +330,7 @@ impl EventMutation {
     async fn join_team(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "The team's invite code (`Team.inviteCode`, shown to its members).")]
         invite_code: String,
     ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
@@ -267,11 +342,13 @@ impl EventMutation {
         Ok(Team(t))
     }
 
-    /// Puts a person on a team (organizers).
+    /// Puts a person on a team (organizers), registering them as a participant if needed.
+    /// CONFLICT when the team is full, or the person is on another team or judges the event.
     async fn add_team_member(
         &self,
         ctx: &Context<'_>,
-        team: ID,
+        #[graphql(desc = "The team's id or external id.")] team: ID,
+        #[graphql(desc = "The person's account email; BAD_USER_INPUT when no account has it.")]
         email: String,
     ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
@@ -288,9 +365,13 @@ impl EventMutation {
     }
 
     /// Imports an event fixture (`verdict.event.v1`) in one transaction (site admins).
+    /// Idempotent by external id: existing rows are never overwritten, so importing the same
+    /// file again inserts nothing. A bad row refuses the whole file (BAD_USER_INPUT naming
+    /// the row).
     async fn import_event(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "The fixture document, as JSON (`format: \"verdict.event.v1\"`).")]
         fixture: Json<serde_json::Value>,
     ) -> async_graphql::Result<ImportReport> {
         let actor = ctx.actor()?;

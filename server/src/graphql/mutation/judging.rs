@@ -17,14 +17,15 @@ use crate::graphql::policy::{FieldGuard, Rule, Scope};
 /// One criterion of the rubric.
 #[derive(InputObject, Serialize)]
 pub struct CriterionInput {
-    /// Lower-case letters, digits and '_'; scores refer to it.
+    /// Lower-case letters, digits and '_' (1 to 32); scores refer to it.
     pub key: String,
+    /// The name judges see: one line of 1 to 200 characters.
     pub name: String,
     /// Relative weight (positive). Defaults to 1.
     pub weight: Option<f64>,
     /// Lowest score. Defaults to 1.
     pub min: Option<i32>,
-    /// Highest score. Defaults to 5.
+    /// Highest score, above `min`. Defaults to 5.
     pub max: Option<i32>,
     /// Order in the rubric. Defaults to 0.
     pub position: Option<i32>,
@@ -35,6 +36,7 @@ pub struct CriterionInput {
 pub struct ScoreInput {
     /// The criterion's key.
     pub criterion: String,
+    /// The score: a whole number within the criterion's `min` and `max`.
     pub value: i32,
 }
 
@@ -59,7 +61,8 @@ impl JudgingMutation {
     async fn set_criterion(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The criterion; an existing `key` is updated, a new one added.")]
         input: CriterionInput,
     ) -> async_graphql::Result<Criterion> {
         let actor = ctx.actor()?;
@@ -78,12 +81,12 @@ impl JudgingMutation {
         Ok(Criterion(c))
     }
 
-    /// Removes a criterion (organizers; only before any score exists).
+    /// Removes a criterion (organizers; only before any score exists, CONFLICT after).
     async fn remove_criterion(
         &self,
         ctx: &Context<'_>,
-        event: String,
-        key: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The criterion's key; NOT_FOUND when the rubric has none.")] key: String,
     ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
         let e = event_of(ctx, &event).await?;
@@ -97,13 +100,13 @@ impl JudgingMutation {
 
     /// Assigns a judge (membership id or external id such as `jdg_01`) to a submitted
     /// project (organizers). The judge must cover the track, not be on the team, and not be
-    /// recused from it.
+    /// recused from it (CONFLICT otherwise, or when already assigned).
     async fn assign_judge(
         &self,
         ctx: &Context<'_>,
-        event: String,
-        judge: ID,
-        project: ID,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The judge: membership id or external id (e.g. `jdg_01`).")] judge: ID,
+        #[graphql(desc = "The project: id or external id.")] project: ID,
     ) -> async_graphql::Result<Assignment> {
         let actor = ctx.actor()?;
         let e = event_of(ctx, &event).await?;
@@ -122,14 +125,28 @@ impl JudgingMutation {
     /// Plans assignments that bring every submitted project to `k` reviews, balancing judge
     /// load (at most `maxLoad`), honouring tracks, own teams and recusals, and keeping the
     /// judge–project graph connected; deterministic for a seed. With `apply: false` it only
-    /// returns the plan; with `apply: true` it writes it. Re-applying adds nothing.
+    /// returns the plan; with `apply: true` it writes it. Re-applying adds nothing
+    /// (organizers).
     async fn auto_assign(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(
+            desc = "Reviews each project should reach, existing ones counted: 1 to 50; defaults \
+                    to the event's `reviewsPerProject`."
+        )]
         k: Option<i32>,
+        #[graphql(
+            desc = "The most assignments a judge may have, existing ones counted (at least 1); \
+                    no limit when omitted."
+        )]
         max_load: Option<i32>,
+        #[graphql(
+            desc = "Breaks ties between judges (at least 0); defaults to 1. The same state and \
+                    seed give the same plan."
+        )]
         seed: Option<i32>,
+        #[graphql(desc = "Write the plan; defaults to false (a dry run that writes nothing).")]
         apply: Option<bool>,
     ) -> async_graphql::Result<AssignmentPlan> {
         let actor = ctx.actor()?;
@@ -161,11 +178,12 @@ impl JudgingMutation {
         })
     }
 
-    /// Removes an assignment that has not been scored (organizers).
+    /// Removes an assignment that has not been scored (organizers; CONFLICT once a review
+    /// exists). NOT_FOUND for anyone else.
     async fn unassign_judge(
         &self,
         ctx: &Context<'_>,
-        assignment: ID,
+        #[graphql(desc = "The assignment's id (`Assignment.id`).")] assignment: ID,
     ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
@@ -177,13 +195,15 @@ impl JudgingMutation {
     }
 
     /// Declares a conflict between a judge and a team (organizers). It covers the team's
-    /// future projects too, and turns existing assignments to them `recused`.
+    /// future projects too, and turns existing assignments to them `recused`. CONFLICT when
+    /// already declared.
     async fn recuse_judge(
         &self,
         ctx: &Context<'_>,
-        event: String,
-        judge: ID,
-        team: ID,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The judge: membership id or external id (e.g. `jdg_01`).")] judge: ID,
+        #[graphql(desc = "The team: id or external id.")] team: ID,
+        #[graphql(desc = "Why, for the record: at most 500 characters; empty when omitted.")]
         reason: Option<String>,
     ) -> async_graphql::Result<Recusal> {
         let actor = ctx.actor()?;
@@ -208,13 +228,25 @@ impl JudgingMutation {
 
     /// Creates or updates the caller's review of an assignment, inside the judging window.
     /// Every save keeps a revision; `submit: true` submits it (it then scores every
-    /// criterion).
+    /// criterion). Only the assigned judge may save it (FORBIDDEN for organizers, NOT_FOUND
+    /// for others); WINDOW_CLOSED outside the judging window; CONFLICT when recused.
     async fn save_review(
         &self,
         ctx: &Context<'_>,
-        assignment: ID,
+        #[graphql(desc = "The assignment's id (`Assignment.id`).")] assignment: ID,
+        #[graphql(
+            desc = "Scores to set, one per criterion at most; they replace the saved scores of \
+                    the same criteria and keep the others."
+        )]
         scores: Vec<ScoreInput>,
+        #[graphql(
+            desc = "The review's comment, at most 4,000 characters; the saved one stays when \
+                    omitted."
+        )]
         comment: Option<String>,
+        #[graphql(
+            desc = "Submit the review; defaults to false. A submitted review stays submitted."
+        )]
         submit: Option<bool>,
     ) -> async_graphql::Result<Review> {
         let actor = ctx.actor()?;

@@ -63,12 +63,19 @@ pub struct ProjectMutation;
 
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl ProjectMutation {
-    /// Drafts a project for the caller's team (inside the submission window).
+    /// Drafts a project for the caller's team (inside the submission window). FORBIDDEN
+    /// when the caller has no team in the event; WINDOW_CLOSED outside the window.
     async fn create_project(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The project's content; `title` and `track` are required.")]
         input: ProjectInput,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
@@ -86,12 +93,14 @@ impl ProjectMutation {
         Ok(Project(p))
     }
 
-    /// Edits a project (its team, inside the submission window).
+    /// Edits a project (its team, inside the submission window): NOT_FOUND when the caller
+    /// cannot see it, FORBIDDEN when it is another team's, WINDOW_CLOSED outside the window,
+    /// CONFLICT when it is withdrawn.
     async fn update_project(
         &self,
         ctx: &Context<'_>,
-        id: ID,
-        input: ProjectInput,
+        #[graphql(desc = "The project's id or external id.")] id: ID,
+        #[graphql(desc = "The fields to change; the others stay as they are.")] input: ProjectInput,
     ) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
@@ -102,8 +111,13 @@ impl ProjectMutation {
         Ok(Project(p))
     }
 
-    /// Submits a project (its team, before the deadline).
-    async fn submit_project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Project> {
+    /// Submits a draft, or a withdrawn project again (its team, inside the submission
+    /// window; CONFLICT when already submitted). `projectSubmitted` subscribers hear of it.
+    async fn submit_project(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The project's id or external id.")] id: ID,
+    ) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
         let p = projects::submit_project(&txn, &actor, &id).await.gql(ctx)?;
@@ -115,8 +129,13 @@ impl ProjectMutation {
         Ok(Project(p))
     }
 
-    /// Withdraws a submitted project (its team, before the deadline). Nothing is deleted.
-    async fn withdraw_project(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Project> {
+    /// Withdraws a submitted project (its team, inside the submission window; CONFLICT
+    /// unless it is submitted). Nothing is deleted, and it can be submitted again.
+    async fn withdraw_project(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The project's id or external id.")] id: ID,
+    ) -> async_graphql::Result<Project> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
         let p = projects::withdraw_project(&txn, &actor, &id)

@@ -23,14 +23,26 @@ pub struct ResultsMutation;
 
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl ResultsMutation {
-    /// Runs the calibration on the event's current reviews and stores the signed, immutable
-    /// run (organizers).
+    /// Runs the calibration on the event's current reviews (the submitted ones whose
+    /// assignment is not recused) and stores the signed, immutable run (organizers).
     async fn run_calibration(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(
+            desc = "Seed of the run's randomness (cross-validation folds, bootstrap), at least \
+                    0; defaults to 1. The same inputs and seed give the same result."
+        )]
         seed: Option<i32>,
+        #[graphql(
+            desc = "Bootstrap replicates behind the rank intervals, 0 to 2,000; defaults to 200."
+        )]
         bootstrap: Option<i32>,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<CalibrationRun> {
         let actor = ctx.actor()?;
@@ -50,13 +62,24 @@ impl ResultsMutation {
     }
 
     /// Publishes a run as the event's next result version, provisional or final
-    /// (organizers). After a final publication, nothing more is published.
+    /// (organizers). After a final publication, nothing more is published (CONFLICT).
+    /// `resultsPublished` subscribers hear of it.
     async fn publish_results(
         &self,
         ctx: &Context<'_>,
-        event: String,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The calibration run to publish, by its id (`CalibrationRun.id`).")]
         run: ID,
-        #[graphql(name = "final")] is_final: Option<bool>,
+        #[graphql(
+            name = "final",
+            desc = "Whether these are the final results; defaults to false (provisional)."
+        )]
+        is_final: Option<bool>,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first result without writing again; the same key with \
+                    another request is a CONFLICT."
+        )]
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<ResultPublication> {
         let actor = ctx.actor()?;

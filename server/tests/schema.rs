@@ -88,7 +88,6 @@ fn every_field_declares_a_policy_and_every_policy_names_a_field() {
 /// field and enum value carries one (`///` doc comments; `#[graphql(desc = "...")]` on
 /// arguments). Built-in scalars and directives are the library's.
 #[test]
-#[ignore = "enabled when the object descriptions land"]
 fn every_type_field_argument_and_enum_value_is_described() {
     use async_graphql::parser::Positioned;
     use async_graphql::parser::types::InputValueDefinition;

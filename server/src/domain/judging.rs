@@ -260,12 +260,12 @@ pub async fn assign<C: ConnectionTrait>(
     Ok(a)
 }
 
-/// Removes an assignment that has not been scored.
+/// Removes an assignment that has not been scored; returns its event's id.
 pub async fn unassign<C: ConnectionTrait>(
     txn: &C,
     actor: &Actor,
     assignment_id: &str,
-) -> AppResult<()> {
+) -> AppResult<i64> {
     let a = assignment::Entity::find()
         .filter(assignment::Column::PublicId.eq(assignment_id))
         .one(txn)
@@ -291,7 +291,7 @@ pub async fn unassign<C: ConnectionTrait>(
             .in_event(&e.external_id),
     )
     .await?;
-    Ok(())
+    Ok(e.id)
 }
 
 /// Declares a conflict between a judge and a team (covering the team's future projects

@@ -187,10 +187,13 @@ impl JudgingMutation {
     ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        judging::unassign(&txn, &actor, &assignment)
+        let event_id = judging::unassign(&txn, &actor, &assignment)
             .await
             .gql(ctx)?;
         commit(ctx, txn).await?;
+        ctx.services()
+            .bus
+            .publish(BusEvent::JudgingChanged { event_id });
         Ok(true)
     }
 

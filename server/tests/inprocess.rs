@@ -12,58 +12,39 @@ use verdict::db::Db;
 use verdict::domain::{Actor, accounts, import};
 use verdict::graphql::{self, RequestCtx, Services, bus::Bus};
 
-struct TestDb {
+/// The fresh databases, shared with the end-to-end harness.
+#[path = "../../tests/e2e/harness/db.rs"]
+mod test_db;
+
+use test_db::{Backend, TestDb};
+
+/// A fresh, migrated database of one backend, connected in process.
+struct InProcess {
     db: Db,
     name: &'static str,
-    _dir: Option<tempfile::TempDir>,
+    /// Owns the database: its directory (SQLite) lives as long as the test does.
+    _test_db: TestDb,
 }
 
-async fn sqlite() -> TestDb {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let url = format!("sqlite://{}/t.db?mode=rwc", dir.path().display());
-    let db = Db::connect(&url).await.expect("sqlite");
-    db.migrate().await.expect("migrate");
-    TestDb {
-        db,
-        name: "sqlite",
-        _dir: Some(dir),
-    }
-}
-
-async fn postgres() -> Option<TestDb> {
-    let base = std::env::var("VERDICT_TEST_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let admin = match sea_orm::Database::connect(&base).await {
-        Ok(c) => c,
-        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("PostgreSQL is required under CI: {e}")
-        }
-        Err(_) => {
-            eprintln!("skipping PostgreSQL: unreachable");
-            return None;
-        }
-    };
-    let name = format!("verdict_it_{}", verdict::crypto::random_string(10));
-    admin
-        .execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .expect("create database");
-    let url = match base.rfind('/') {
-        Some(i) => format!("{}/{name}", &base[..i]),
-        None => panic!("bad VERDICT_TEST_PG_URL"),
-    };
-    let db = Db::connect(&url).await.expect("postgres");
-    db.migrate().await.expect("migrate");
-    Some(TestDb {
-        db,
-        name: "postgres",
-        _dir: None,
+async fn connect(backend: Backend) -> Option<InProcess> {
+    let fresh = TestDb::create(backend).await?;
+    Some(InProcess {
+        db: fresh.connect().await,
+        name: backend.name(),
+        _test_db: fresh,
     })
 }
 
-async fn backends() -> Vec<TestDb> {
+async fn sqlite() -> InProcess {
+    connect(Backend::Sqlite)
+        .await
+        .expect("SQLite is always there")
+}
+
+/// SQLite, and PostgreSQL when reachable (required under CI=true).
+async fn backends() -> Vec<InProcess> {
     let mut v = vec![sqlite().await];
-    v.extend(postgres().await);
+    v.extend(connect(Backend::Postgres).await);
     v
 }
 

@@ -4,7 +4,7 @@
 use futures_util::{StreamExt, stream};
 use serde_json::{Value, json};
 
-use crate::harness::{App, PASSWORD, error_code, str_at, tiny_fixture, unique};
+use crate::harness::{App, PASSWORD, error_code, op, str_at, tiny_fixture, unique};
 
 e2e! {
     every_mutation_appends_exactly_one_audit_event,
@@ -89,35 +89,6 @@ async fn step(
     r
 }
 
-const CREATE_EVENT: &str = "mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }";
-const SIGN_UP: &str = "mutation($e: String!, $p: String!) {
-    signUp(email: $e, password: $p, displayName: \"Someone\") { token } }";
-const LOG_IN: &str =
-    "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token } }";
-const GRANT: &str = "mutation($ev: String!, $e: String!, $r: Role!) {
-    grantRole(event: $ev, email: $e, role: $r) { id } }";
-const REVOKE: &str = "mutation($ev: String!, $e: String!, $r: Role!) {
-    revokeRole(event: $ev, email: $e, role: $r) }";
-const UPDATE_EVENT: &str =
-    "mutation($ev: String!) { updateEvent(event: $ev, input: { name: \"Audited!\" }) { id } }";
-const CREATE_TRACK: &str =
-    "mutation($ev: String!) { createTrack(event: $ev, name: \"Main\") { id } }";
-const CREATE_TOKEN: &str = "mutation { createApiToken(label: \"ci\") { token apiToken { id } } }";
-const REVOKE_TOKEN: &str = "mutation($id: ID!) { revokeApiToken(id: $id) { id } }";
-const REGISTER: &str = "mutation($ev: String!) { registerForEvent(event: $ev) { id } }";
-const CREATE_TEAM: &str =
-    "mutation($ev: String!) { createTeam(event: $ev, name: \"T\") { id inviteCode } }";
-const JOIN_TEAM: &str = "mutation($c: String!) { joinTeam(inviteCode: $c) { id } }";
-const ADD_MEMBER: &str =
-    "mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id } }";
-const CREATE_PROJECT: &str =
-    "mutation($ev: String!, $i: ProjectInput!) { createProject(event: $ev, input: $i) { id } }";
-const UPDATE_PROJECT: &str =
-    "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }";
-const SUBMIT: &str = "mutation($id: ID!) { submitProject(id: $id) { id } }";
-const WITHDRAW: &str = "mutation($id: ID!) { withdrawProject(id: $id) { id } }";
-const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }";
-
 async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     let admin = app.site_admin().await;
     let admin = Some(admin.as_str());
@@ -133,15 +104,15 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Succeeds,
         "createEvent",
         admin,
-        CREATE_EVENT,
-        json!({ "i": input }),
+        op("CreateEvent"),
+        json!({ "input": input }),
     )
     .await;
 
     // Accounts and sessions.
     let org_email = format!("org-{t}@example.org");
-    let vars = json!({ "e": org_email, "p": PASSWORD });
-    let r = step(&app, Succeeds, "signUp", None, SIGN_UP, vars.clone()).await;
+    let vars = json!({ "email": org_email, "password": PASSWORD, "displayName": "Someone" });
+    let r = step(&app, Succeeds, "signUp", None, op("SignUp"), vars.clone()).await;
     let org_token = str_at(&r, "/data/signUp/token");
     let org = Some(org_token.as_str());
     step(
@@ -149,22 +120,31 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Refused,
         "signUp (taken email)",
         None,
-        SIGN_UP,
+        op("SignUp"),
         vars.clone(),
     )
     .await;
+    let log_in = json!({ "email": org_email, "password": PASSWORD });
     let first_session = str_at(
-        &step(&app, Succeeds, "logIn", None, LOG_IN, vars).await,
+        &step(&app, Succeeds, "logIn", None, op("LogIn"), log_in).await,
         "/data/logIn/token",
     );
-    let wrong = json!({ "e": org_email, "p": "wrong wrong wrong" });
-    step(&app, Refused, "logIn (bad password)", None, LOG_IN, wrong).await;
+    let wrong = json!({ "email": org_email, "password": "wrong wrong wrong" });
+    step(
+        &app,
+        Refused,
+        "logIn (bad password)",
+        None,
+        op("LogIn"),
+        wrong,
+    )
+    .await;
     step(
         &app,
         Succeeds,
         "logOut",
         Some(&first_session),
-        "mutation { logOut }",
+        op("LogOut"),
         json!({}),
     )
     .await;
@@ -173,29 +153,61 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Refused,
         "logOut (again)",
         Some(&first_session),
-        "mutation { logOut }",
+        op("LogOut"),
         json!({}),
     )
     .await;
 
     // Roles.
-    let grant = json!({ "ev": event, "e": org_email, "r": "ORGANIZER" });
-    step(&app, Succeeds, "grantRole", admin, GRANT, grant.clone()).await;
+    let grant = json!({ "event": event, "email": org_email, "role": "ORGANIZER" });
+    step(
+        &app,
+        Succeeds,
+        "grantRole",
+        admin,
+        op("GrantRole"),
+        grant.clone(),
+    )
+    .await;
     step(
         &app,
         Refused,
         "grantRole (held already)",
         admin,
-        GRANT,
+        op("GrantRole"),
         grant,
     )
     .await;
     let judge_email = format!("judge-{t}@example.org");
     app.sign_up(&judge_email).await;
-    let judge = json!({ "ev": event, "e": judge_email, "r": "JUDGE" });
-    step(&app, Succeeds, "grantRole judge", org, GRANT, judge.clone()).await;
-    step(&app, Succeeds, "revokeRole", org, REVOKE, judge.clone()).await;
-    step(&app, Refused, "revokeRole (not held)", org, REVOKE, judge).await;
+    let judge = json!({ "event": event, "email": judge_email, "role": "JUDGE" });
+    step(
+        &app,
+        Succeeds,
+        "grantRole judge",
+        org,
+        op("GrantRole"),
+        judge.clone(),
+    )
+    .await;
+    step(
+        &app,
+        Succeeds,
+        "revokeRole",
+        org,
+        op("RevokeRole"),
+        judge.clone(),
+    )
+    .await;
+    step(
+        &app,
+        Refused,
+        "revokeRole (not held)",
+        org,
+        op("RevokeRole"),
+        judge,
+    )
+    .await;
 
     // The event and its tracks.
     step(
@@ -203,8 +215,8 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Succeeds,
         "updateEvent",
         org,
-        UPDATE_EVENT,
-        json!({ "ev": event }),
+        op("UpdateEvent"),
+        json!({ "event": event, "input": { "name": "Audited!" } }),
     )
     .await;
     let r = step(
@@ -212,8 +224,8 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Succeeds,
         "createTrack",
         org,
-        CREATE_TRACK,
-        json!({ "ev": event }),
+        op("CreateTrack"),
+        json!({ "event": event, "name": "Main" }),
     )
     .await;
     let track = str_at(&r, "/data/createTrack/id");
@@ -221,18 +233,35 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     // API tokens.
     let p = app.sign_up(&format!("p-{t}@example.org")).await;
     let p = Some(p.as_str());
-    let r = step(&app, Succeeds, "createApiToken", p, CREATE_TOKEN, json!({})).await;
+    let ci = json!({ "label": "ci" });
+    let r = step(
+        &app,
+        Succeeds,
+        "createApiToken",
+        p,
+        op("CreateApiToken"),
+        ci,
+    )
+    .await;
     let id = json!({ "id": str_at(&r, "/data/createApiToken/apiToken/id") });
     step(
         &app,
         Succeeds,
         "revokeApiToken",
         p,
-        REVOKE_TOKEN,
+        op("RevokeApiToken"),
         id.clone(),
     )
     .await;
-    step(&app, Refused, "revokeApiToken (again)", p, REVOKE_TOKEN, id).await;
+    step(
+        &app,
+        Refused,
+        "revokeApiToken (again)",
+        p,
+        op("RevokeApiToken"),
+        id,
+    )
+    .await;
 
     // Teams.
     step(
@@ -240,8 +269,8 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Succeeds,
         "registerForEvent",
         p,
-        REGISTER,
-        json!({ "ev": event }),
+        op("RegisterForEvent"),
+        json!({ "event": event }),
     )
     .await;
     step(
@@ -249,8 +278,8 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Refused,
         "registerForEvent (again)",
         p,
-        REGISTER,
-        json!({ "ev": event }),
+        op("RegisterForEvent"),
+        json!({ "event": event }),
     )
     .await;
     let r = step(
@@ -258,12 +287,12 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Succeeds,
         "createTeam",
         p,
-        CREATE_TEAM,
-        json!({ "ev": event }),
+        op("CreateTeam"),
+        json!({ "event": event, "name": "T" }),
     )
     .await;
     let team = str_at(&r, "/data/createTeam/id");
-    let code = json!({ "c": str_at(&r, "/data/createTeam/inviteCode") });
+    let code = json!({ "inviteCode": str_at(&r, "/data/createTeam/inviteCode") });
     let q = app.sign_up(&format!("q-{t}@example.org")).await;
     app.register(&q, &event).await;
     step(
@@ -271,14 +300,22 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Succeeds,
         "joinTeam",
         Some(&q),
-        JOIN_TEAM,
+        op("JoinTeam"),
         code.clone(),
     )
     .await;
     let r_email = format!("r-{t}@example.org");
     app.sign_up(&r_email).await;
-    let add = json!({ "t": team, "e": r_email });
-    step(&app, Succeeds, "addTeamMember", org, ADD_MEMBER, add).await;
+    let add = json!({ "team": team, "email": r_email });
+    step(
+        &app,
+        Succeeds,
+        "addTeamMember",
+        org,
+        op("AddTeamMember"),
+        add,
+    )
+    .await;
     let s_tok = app.sign_up(&format!("s-{t}@example.org")).await;
     app.register(&s_tok, &event).await;
     step(
@@ -286,59 +323,91 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Refused,
         "joinTeam (full)",
         Some(&s_tok),
-        JOIN_TEAM,
+        op("JoinTeam"),
         code,
     )
     .await;
 
     // Projects.
-    let new = json!({ "ev": event, "i": { "title": "Audited project", "track": track } });
-    let r = step(&app, Succeeds, "createProject", p, CREATE_PROJECT, new).await;
+    let new = json!({ "event": event, "input": { "title": "Audited project", "track": track } });
+    let r = step(&app, Succeeds, "createProject", p, op("CreateProject"), new).await;
     let project = str_at(&r, "/data/createProject/id");
-    let untitled = json!({ "ev": event, "i": { "track": track } });
+    let untitled = json!({ "event": event, "input": { "track": track } });
     step(
         &app,
         Refused,
         "createProject (no title)",
         p,
-        CREATE_PROJECT,
+        op("CreateProject"),
         untitled,
     )
     .await;
-    let edit = json!({ "id": project, "i": { "tagline": "now with a tagline" } });
-    step(&app, Succeeds, "updateProject", p, UPDATE_PROJECT, edit).await;
-    let bad = json!({ "id": project, "i": { "repoUrl": "javascript:alert(1)" } });
+    let edit = json!({ "id": project, "input": { "tagline": "now with a tagline" } });
+    step(
+        &app,
+        Succeeds,
+        "updateProject",
+        p,
+        op("UpdateProject"),
+        edit,
+    )
+    .await;
+    let bad = json!({ "id": project, "input": { "repoUrl": "javascript:alert(1)" } });
     step(
         &app,
         Refused,
         "updateProject (bad URL)",
         p,
-        UPDATE_PROJECT,
+        op("UpdateProject"),
         bad,
     )
     .await;
     let id = json!({ "id": project });
-    step(&app, Succeeds, "submitProject", p, SUBMIT, id.clone()).await;
+    step(
+        &app,
+        Succeeds,
+        "submitProject",
+        p,
+        op("SubmitProject"),
+        id.clone(),
+    )
+    .await;
     step(
         &app,
         Refused,
         "submitProject (again)",
         p,
-        SUBMIT,
+        op("SubmitProject"),
         id.clone(),
     )
     .await;
-    step(&app, Succeeds, "withdrawProject", p, WITHDRAW, id.clone()).await;
-    step(&app, Refused, "withdrawProject (again)", p, WITHDRAW, id).await;
+    step(
+        &app,
+        Succeeds,
+        "withdrawProject",
+        p,
+        op("WithdrawProject"),
+        id.clone(),
+    )
+    .await;
+    step(
+        &app,
+        Refused,
+        "withdrawProject (again)",
+        p,
+        op("WithdrawProject"),
+        id,
+    )
+    .await;
 
     // Import.
-    let fixture = json!({ "f": tiny_fixture(&t) });
+    let fixture = json!({ "fixture": tiny_fixture(&t) });
     step(
         &app,
         Succeeds,
         "importEvent",
         admin,
-        IMPORT,
+        op("ImportEvent"),
         fixture.clone(),
     )
     .await;
@@ -347,7 +416,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         Refused,
         "importEvent (not an admin)",
         org,
-        IMPORT,
+        op("ImportEvent"),
         fixture,
     )
     .await;
@@ -384,15 +453,15 @@ async fn concurrent_burst_keeps_the_chain_intact(app: App) {
                 if i % 2 == 0 {
                     app.gql_as(
                         &s.participant_a,
-                        "mutation($id: ID!, $t: String!) { updateProject(id: $id, input: { tagline: $t }) { id } }",
-                        json!({ "id": s.draft, "t": format!("revision {i}") }),
+                        op("UpdateProject"),
+                        json!({ "id": s.draft, "input": { "tagline": format!("revision {i}") } }),
                     )
                     .await
                 } else {
                     app.gql_as(
                         &s.organizer_a,
-                        "mutation($e: String!, $n: String!) { createTrack(event: $e, name: $n) { id } }",
-                        json!({ "e": s.event_a, "n": format!("Track {i}") }),
+                        op("CreateTrack"),
+                        json!({ "event": s.event_a, "name": format!("Track {i}") }),
                     )
                     .await
                 }
@@ -457,7 +526,7 @@ async fn tampering_is_detected(app: App) {
     let head = app.audit_head().await;
     assert!(head >= 5, "the scenario wrote several audit events");
     let victim = head / 2;
-    let db = Database::connect(app.db.url.clone())
+    let db = Database::connect(app.db.url())
         .await
         .expect("connect to the test database");
 

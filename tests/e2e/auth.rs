@@ -4,13 +4,10 @@
 use serde_json::{Value, json};
 
 use crate::harness::{
-    App, PASSWORD, assert_bad_input, assert_code, data, error_code, error_message, str_at,
+    App, PASSWORD, assert_bad_input, assert_code, data, error_code, error_message, op, str_at,
 };
 
 const VIEWER: &str = "{ viewer { user { id email } apiTokens { id label prefix revokedAt } } }";
-const LOG_IN: &str =
-    "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }";
-const SIGN_UP: &str = "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token user { id displayName } } }";
 
 /// The token no longer authenticates: `viewer` is null, or the request is refused as
 /// UNAUTHENTICATED.
@@ -43,8 +40,8 @@ e2e! {
 async fn sign_up_log_in_log_out(app: App) {
     let r = app
         .gql(
-            SIGN_UP,
-            json!({ "e": "Ada@Example.org", "p": PASSWORD, "n": "Ada" }),
+            op("SignUp"),
+            json!({ "email": "Ada@Example.org", "password": PASSWORD, "displayName": "Ada" }),
         )
         .await;
     let d = data(&r);
@@ -59,14 +56,17 @@ async fn sign_up_log_in_log_out(app: App) {
     // Emails are case-insensitive identities.
     let r = app
         .gql(
-            SIGN_UP,
-            json!({ "e": "ada@example.ORG", "p": PASSWORD, "n": "Imposter" }),
+            op("SignUp"),
+            json!({ "email": "ada@example.ORG", "password": PASSWORD, "displayName": "Imposter" }),
         )
         .await;
     assert_code(&r, "CONFLICT");
 
     let r = app
-        .gql(LOG_IN, json!({ "e": "ADA@example.org", "p": PASSWORD }))
+        .gql(
+            op("LogIn"),
+            json!({ "email": "ADA@example.org", "password": PASSWORD }),
+        )
         .await;
     let second = str_at(data(&r), "/logIn/token");
     assert_eq!(data(&r)["logIn"]["user"]["id"], json!(user_id));
@@ -75,13 +75,16 @@ async fn sign_up_log_in_log_out(app: App) {
     // Wrong password and unknown email look the same.
     let bad_pw = app
         .gql(
-            LOG_IN,
-            json!({ "e": "ada@example.org", "p": "not the password" }),
+            op("LogIn"),
+            json!({ "email": "ada@example.org", "password": "not the password" }),
         )
         .await;
     assert_code(&bad_pw, "UNAUTHENTICATED");
     let unknown = app
-        .gql(LOG_IN, json!({ "e": "nobody@example.org", "p": PASSWORD }))
+        .gql(
+            op("LogIn"),
+            json!({ "email": "nobody@example.org", "password": PASSWORD }),
+        )
         .await;
     assert_code(&unknown, "UNAUTHENTICATED");
     assert_eq!(
@@ -91,7 +94,7 @@ async fn sign_up_log_in_log_out(app: App) {
     );
 
     // Logging out ends that session only.
-    let r = app.gql_as(&second, "mutation { logOut }", json!({})).await;
+    let r = app.gql_as(&second, op("LogOut"), json!({})).await;
     assert_eq!(data(&r)["logOut"], true);
     assert_signed_out(&viewer_with(&app, &second).await);
     let v = app.gql_as(&first, VIEWER, json!({})).await;
@@ -102,26 +105,23 @@ async fn sign_up_log_in_log_out(app: App) {
     );
 
     // Anonymous log-out, and garbage tokens.
-    assert_code(
-        &app.gql("mutation { logOut }", json!({})).await,
-        "UNAUTHENTICATED",
-    );
+    assert_code(&app.gql(op("LogOut"), json!({})).await, "UNAUTHENTICATED");
     assert_signed_out(&viewer_with(&app, "garbage").await);
     assert_signed_out(&viewer_with(&app, &format!("{first}x")).await);
 
     // A weak password is bad input.
     let r = app
         .gql(
-            SIGN_UP,
-            json!({ "e": "weak@example.org", "p": "123", "n": "Weak" }),
+            op("SignUp"),
+            json!({ "email": "weak@example.org", "password": "123", "displayName": "Weak" }),
         )
         .await;
     assert_bad_input(&r, &["password"]);
     // An empty display name too.
     let r = app
         .gql(
-            SIGN_UP,
-            json!({ "e": "anon@example.org", "p": PASSWORD, "n": "" }),
+            op("SignUp"),
+            json!({ "email": "anon@example.org", "password": PASSWORD, "displayName": "" }),
         )
         .await;
     assert_bad_input(&r, &["displayName"]);
@@ -132,8 +132,8 @@ async fn log_in_throttling(app: App) {
     for i in 0..3 {
         let r = app
             .gql(
-                LOG_IN,
-                json!({ "e": "throttled@example.org", "p": format!("wrong {i}") }),
+                op("LogIn"),
+                json!({ "email": "throttled@example.org", "password": format!("wrong {i}") }),
             )
             .await;
         assert_code(&r, "UNAUTHENTICATED");
@@ -141,8 +141,8 @@ async fn log_in_throttling(app: App) {
     // Even the right password is refused now, with a hint when to retry.
     let r = app
         .gql(
-            LOG_IN,
-            json!({ "e": "throttled@example.org", "p": PASSWORD }),
+            op("LogIn"),
+            json!({ "email": "throttled@example.org", "password": PASSWORD }),
         )
         .await;
     assert_code(&r, "RATE_LIMITED");
@@ -157,8 +157,8 @@ async fn log_in_throttling(app: App) {
     // Further attempts stay refused.
     let r = app
         .gql(
-            LOG_IN,
-            json!({ "e": "throttled@example.org", "p": "wrong again" }),
+            op("LogIn"),
+            json!({ "email": "throttled@example.org", "password": "wrong again" }),
         )
         .await;
     assert_code(&r, "RATE_LIMITED");
@@ -166,8 +166,8 @@ async fn log_in_throttling(app: App) {
     let other = app.sibling(&["--login-attempts", "3"]).await;
     let r = other
         .gql(
-            LOG_IN,
-            json!({ "e": "throttled@example.org", "p": PASSWORD }),
+            op("LogIn"),
+            json!({ "email": "throttled@example.org", "password": PASSWORD }),
         )
         .await;
     assert_code(&r, "RATE_LIMITED");
@@ -181,11 +181,7 @@ async fn log_in_throttling(app: App) {
 async fn api_tokens(app: App) {
     let (session, user_id) = app.sign_up_full("tokens@example.org").await;
     let r = app
-        .gql_as(
-            &session,
-            "mutation { createApiToken(label: \"ci\") { token apiToken { id label prefix } } }",
-            json!({}),
-        )
+        .gql_as(&session, op("CreateApiToken"), json!({ "label": "ci" }))
         .await;
     let d = data(&r);
     let token = str_at(d, "/createApiToken/token");
@@ -260,11 +256,7 @@ async fn api_tokens(app: App) {
 
     // Revoking it ends it; the session and the other token keep working.
     let r = app
-        .gql_as(
-            &session,
-            "mutation($id: ID!) { revokeApiToken(id: $id) { id } }",
-            json!({ "id": token_id }),
-        )
+        .gql_as(&session, op("RevokeApiToken"), json!({ "id": token_id }))
         .await;
     data(&r);
     assert_signed_out(&viewer_with(&app, &token).await);
@@ -284,8 +276,7 @@ async fn api_tokens(app: App) {
 
 async fn session_cookie_and_csrf(app: App) {
     let (_, user_id) = app.sign_up_full("cookie@example.org").await;
-    let body =
-        json!({ "query": LOG_IN, "variables": { "e": "cookie@example.org", "p": PASSWORD } });
+    let body = json!({ "query": op("LogIn"), "variables": { "email": "cookie@example.org", "password": PASSWORD } });
     let r = app
         .post_raw(body.to_string(), "application/json", &[])
         .await;
@@ -316,8 +307,7 @@ async fn session_cookie_and_csrf(app: App) {
     );
 
     // A mutation by cookie without the CSRF header is refused and writes nothing.
-    let m =
-        json!({ "query": "mutation { createApiToken(label: \"csrf\") { token } }" }).to_string();
+    let m = json!({ "query": op("CreateApiToken"), "variables": { "label": "csrf" } }).to_string();
     let r = app
         .post_raw(m.clone(), "application/json", &[("cookie", &cookie)])
         .await;
@@ -353,7 +343,7 @@ async fn session_cookie_and_csrf(app: App) {
     );
 
     // Logging out by cookie ends the cookie session.
-    let out = json!({ "query": "mutation { logOut }" }).to_string();
+    let out = json!({ "query": op("LogOut") }).to_string();
     let r = app
         .post_raw(
             out,

@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 
 use crate::harness::{
-    App, CALLERS, Caller, PASSWORD, Scenario, assert_code, data, error_code, str_at, tiny_fixture,
-    unique,
+    App, CALLERS, Caller, PASSWORD, Scenario, assert_code, data, error_code, op, str_at,
+    tiny_fixture, unique,
 };
 
 /// What one caller should get.
@@ -356,8 +356,8 @@ async fn last_organizer_cannot_be_revoked(app: App) {
     let members = app
         .ok(
             Some(&s.admin),
-            "query($a: String!) { event(slug: $a) { members(role: ORGANIZER, first: 100) { edges { node { email } } } } }",
-            json!({ "a": s.event_a }),
+            op("EventMembers"),
+            json!({ "event": s.event_a, "role": "ORGANIZER", "first": 100 }),
         )
         .await;
     let emails: Vec<String> = members["event"]["members"]["edges"]
@@ -370,29 +370,22 @@ async fn last_organizer_cannot_be_revoked(app: App) {
         emails.contains(&s.emails.organizer_a),
         "organizer A is listed: {members}"
     );
-    const REVOKE: &str =
-        "mutation($a: String!, $e: String!) { revokeRole(event: $a, email: $e, role: ORGANIZER) }";
+    let revoke = |email: &str| json!({ "event": s.event_a, "email": email, "role": "ORGANIZER" });
     // Remove every other organizer, then the last one is refused.
     for e in emails.iter().filter(|e| **e != s.emails.organizer_a) {
-        let r = app
-            .gql_as(&s.admin, REVOKE, json!({ "a": s.event_a, "e": e }))
-            .await;
+        let r = app.gql_as(&s.admin, op("RevokeRole"), revoke(e)).await;
         assert_eq!(data(&r)["revokeRole"], true, "{r}");
     }
     let before = app.audit_count(&s.organizer_a, &s.event_a).await;
     let r = app
-        .gql_as(
-            &s.admin,
-            REVOKE,
-            json!({ "a": s.event_a, "e": s.emails.organizer_a }),
-        )
+        .gql_as(&s.admin, op("RevokeRole"), revoke(&s.emails.organizer_a))
         .await;
     assert_code(&r, "CONFLICT");
     let r = app
         .gql_as(
             &s.organizer_a,
-            REVOKE,
-            json!({ "a": s.event_a, "e": s.emails.organizer_a }),
+            op("RevokeRole"),
+            revoke(&s.emails.organizer_a),
         )
         .await;
     assert_code(&r, "CONFLICT");
@@ -579,30 +572,23 @@ async fn prepare_request(
     caller: Caller,
 ) -> (String, Value) {
     let tag = unique();
-    let q = |q: &str| q.to_string();
+    let q = |name: &str| op(name).to_string();
     match kind {
         Kind::SignUp => (
-            q(
-                "mutation($e: String!, $p: String!) { signUp(email: $e, password: $p, displayName: \"New\") { token user { id } } }",
-            ),
-            json!({ "e": format!("new-{tag}@example.org"), "p": PASSWORD }),
+            q("SignUp"),
+            json!({ "email": format!("new-{tag}@example.org"), "password": PASSWORD, "displayName": "New" }),
         ),
         Kind::LogIn => {
             let email = format!("returning-{tag}@example.org");
             app.sign_up(&email).await;
-            (
-                q(
-                    "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token user { id } } }",
-                ),
-                json!({ "e": email, "p": PASSWORD }),
-            )
+            (q("LogIn"), json!({ "email": email, "password": PASSWORD }))
         }
-        Kind::LogOut => (q("mutation { logOut }"), json!({})),
+        Kind::LogOut => (q("LogOut"), json!({})),
         Kind::CreateEvent => {
             let now = chrono::Utc::now();
             (
-                q("mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }"),
-                json!({ "i": {
+                q("CreateEvent"),
+                json!({ "input": {
                     "slug": format!("made-{tag}"),
                     "name": "Made in the matrix",
                     "submissionsOpen": crate::harness::rfc3339(now),
@@ -615,19 +601,15 @@ async fn prepare_request(
             )
         }
         Kind::UpdateEvent => (
-            q(
-                "mutation($a: String!, $i: UpdateEventInput!) { updateEvent(event: $a, input: $i) { id name } }",
-            ),
-            json!({ "a": s.event_a, "i": { "name": format!("Event A ({caller:?})") } }),
+            q("UpdateEvent"),
+            json!({ "event": s.event_a, "input": { "name": format!("Event A ({caller:?})") } }),
         ),
         Kind::GrantRole => {
             let email = format!("grantee-{tag}@example.org");
             app.sign_up(&email).await;
             (
-                q(
-                    "mutation($a: String!, $e: String!) { grantRole(event: $a, email: $e, role: JUDGE) { id role } }",
-                ),
-                json!({ "a": s.event_a, "e": email }),
+                q("GrantRole"),
+                json!({ "event": s.event_a, "email": email, "role": "JUDGE" }),
             )
         }
         Kind::RevokeRole => {
@@ -635,32 +617,24 @@ async fn prepare_request(
             app.sign_up(&email).await;
             app.grant(&s.organizer_a, &s.event_a, &email, "JUDGE").await;
             (
-                q(
-                    "mutation($a: String!, $e: String!) { revokeRole(event: $a, email: $e, role: JUDGE) }",
-                ),
-                json!({ "a": s.event_a, "e": email }),
+                q("RevokeRole"),
+                json!({ "event": s.event_a, "email": email, "role": "JUDGE" }),
             )
         }
-        Kind::RegisterForEvent => (
-            q("mutation($c: String!) { registerForEvent(event: $c) { id role } }"),
-            json!({ "c": event_c }),
-        ),
+        Kind::RegisterForEvent => (q("RegisterForEvent"), json!({ "event": event_c })),
         Kind::CreateTrack => (
-            q("mutation($a: String!, $n: String!) { createTrack(event: $a, name: $n) { id } }"),
-            json!({ "a": s.event_a, "n": format!("Track {tag}") }),
+            q("CreateTrack"),
+            json!({ "event": s.event_a, "name": format!("Track {tag}") }),
         ),
         Kind::CreateTeam => (
-            q("mutation($a: String!, $n: String!) { createTeam(event: $a, name: $n) { id } }"),
-            json!({ "a": s.event_a, "n": format!("Team {tag}") }),
+            q("CreateTeam"),
+            json!({ "event": s.event_a, "name": format!("Team {tag}") }),
         ),
         Kind::JoinTeam => {
             let (_, code) = app
                 .create_team(&s.organizer_a, &s.event_a, &format!("Open team {tag}"))
                 .await;
-            (
-                q("mutation($c: String!) { joinTeam(inviteCode: $c) { id } }"),
-                json!({ "c": code }),
-            )
+            (q("JoinTeam"), json!({ "inviteCode": code }))
         }
         Kind::AddTeamMember => {
             let email = format!("addee-{tag}@example.org");
@@ -669,18 +643,11 @@ async fn prepare_request(
             let (team, _) = app
                 .create_team(&s.organizer_a, &s.event_a, &format!("Staffed team {tag}"))
                 .await;
-            (
-                q(
-                    "mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id members { id } } }",
-                ),
-                json!({ "t": team, "e": email }),
-            )
+            (q("AddTeamMember"), json!({ "team": team, "email": email }))
         }
         Kind::CreateProject => (
-            q(
-                "mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }",
-            ),
-            json!({ "a": s.event_a, "i": { "title": format!("Project {tag}"), "track": s.track_a } }),
+            q("CreateProject"),
+            json!({ "event": s.event_a, "input": { "title": format!("Project {tag}"), "track": s.track_a } }),
         ),
         Kind::UpdateProject => {
             let id = app
@@ -692,10 +659,8 @@ async fn prepare_request(
                 )
                 .await;
             (
-                q(
-                    "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id tagline } }",
-                ),
-                json!({ "id": id, "i": { "tagline": format!("edited by {caller:?}") } }),
+                q("UpdateProject"),
+                json!({ "id": id, "input": { "tagline": format!("edited by {caller:?}") } }),
             )
         }
         Kind::SubmitProject => {
@@ -707,10 +672,7 @@ async fn prepare_request(
                     &s.track_a,
                 )
                 .await;
-            (
-                q("mutation($id: ID!) { submitProject(id: $id) { id status } }"),
-                json!({ "id": id }),
-            )
+            (q("SubmitProject"), json!({ "id": id }))
         }
         Kind::WithdrawProject => {
             let id = app
@@ -722,33 +684,25 @@ async fn prepare_request(
                 )
                 .await;
             app.submit_project(&s.participant_a, &id).await;
-            (
-                q("mutation($id: ID!) { withdrawProject(id: $id) { id status } }"),
-                json!({ "id": id }),
-            )
+            (q("WithdrawProject"), json!({ "id": id }))
         }
         Kind::CreateApiToken => (
-            q(
-                "mutation($l: String!) { createApiToken(label: $l) { token apiToken { id label prefix } } }",
-            ),
-            json!({ "l": format!("token {tag}") }),
+            q("CreateApiToken"),
+            json!({ "label": format!("token {tag}") }),
         ),
         Kind::RevokeApiToken => {
             let d = app
                 .ok(
                     Some(&s.participant_a),
-                    "mutation($l: String!) { createApiToken(label: $l) { apiToken { id } } }",
-                    json!({ "l": format!("victim {tag}") }),
+                    op("CreateApiToken"),
+                    json!({ "label": format!("victim {tag}") }),
                 )
                 .await;
             (
-                q("mutation($id: ID!) { revokeApiToken(id: $id) { id } }"),
+                q("RevokeApiToken"),
                 json!({ "id": str_at(&d, "/createApiToken/apiToken/id") }),
             )
         }
-        Kind::ImportEvent => (
-            q("mutation($f: JSON!) { importEvent(fixture: $f) { event { slug } inserted } }"),
-            json!({ "f": tiny_fixture(&tag) }),
-        ),
+        Kind::ImportEvent => (q("ImportEvent"), json!({ "fixture": tiny_fixture(&tag) })),
     }
 }

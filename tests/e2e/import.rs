@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, assert_code, data, error_message, fixture_path, load_fixture, str_at};
+use crate::harness::{
+    App, assert_code, data, error_message, fixture_path, load_fixture, op, str_at,
+};
 
 const SLUG: &str = "spring-hack-2026";
 
@@ -34,8 +36,6 @@ fn fixture_without_reviews() -> Value {
     f["reviews"] = json!([]);
     f
 }
-
-const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { event { slug } inserted } }";
 
 e2e! {
     import_is_idempotent_and_fills_the_gallery,
@@ -104,7 +104,11 @@ async fn import_is_idempotent_and_fills_the_gallery(app: App) {
         .await;
     assert_eq!(r["project"]["status"], "WITHDRAWN");
     let r = app
-        .ok(Some(&admin), "query($s: String!) { event(slug: $s) { members(role: JUDGE, first: 100) { totalCount } } }", json!({ "s": SLUG }))
+        .ok(
+            Some(&admin),
+            op("EventMembers"),
+            json!({ "event": SLUG, "role": "JUDGE", "first": 100 }),
+        )
         .await;
     assert_eq!(
         r["event"]["members"]["totalCount"], 24,
@@ -114,7 +118,11 @@ async fn import_is_idempotent_and_fills_the_gallery(app: App) {
     // Someone changes the event; a second import (CLI, then GraphQL) inserts nothing
     // and overwrites nothing.
     let r = app
-        .gql_as(&admin, "mutation($s: String!) { updateEvent(event: $s, input: { name: \"Spring Hack 2026 (renamed)\" }) { name } }", json!({ "s": SLUG }))
+        .gql_as(
+            &admin,
+            op("UpdateEvent"),
+            json!({ "event": SLUG, "input": { "name": "Spring Hack 2026 (renamed)" } }),
+        )
         .await;
     data(&r);
     let out = app.cli(&["import", path]).await;
@@ -125,7 +133,11 @@ async fn import_is_idempotent_and_fills_the_gallery(app: App) {
         out.stdout
     );
     let r = app
-        .gql_as(&admin, IMPORT, json!({ "f": fixture_without_reviews() }))
+        .gql_as(
+            &admin,
+            op("ImportEvent"),
+            json!({ "fixture": fixture_without_reviews() }),
+        )
         .await;
     assert_eq!(data(&r)["importEvent"]["inserted"], 0, "nothing new: {r}");
     assert_eq!(data(&r)["importEvent"]["event"]["slug"], SLUG);
@@ -142,12 +154,16 @@ async fn import_is_idempotent_and_fills_the_gallery(app: App) {
 async fn import_over_graphql_reports_inserted_rows(app: App) {
     let admin = app.site_admin().await;
     let fixture = fixture_without_reviews();
-    let r = app.gql_as(&admin, IMPORT, json!({ "f": fixture })).await;
+    let r = app
+        .gql_as(&admin, op("ImportEvent"), json!({ "fixture": fixture }))
+        .await;
     let inserted = data(&r)["importEvent"]["inserted"]
         .as_i64()
         .expect("inserted");
     assert!(inserted >= 60 + 55, "every row counted (got {inserted})");
-    let r = app.gql_as(&admin, IMPORT, json!({ "f": fixture })).await;
+    let r = app
+        .gql_as(&admin, op("ImportEvent"), json!({ "fixture": fixture }))
+        .await;
     assert_eq!(data(&r)["importEvent"]["inserted"], 0);
     assert_eq!(gallery(&app).await["event"]["projects"]["totalCount"], 55);
 }
@@ -160,14 +176,16 @@ async fn a_bad_row_refuses_the_whole_import(app: App) {
     let mut bad = fixture_without_reviews();
     assert_eq!(bad["projects"][6]["external_id"], "prj_007");
     bad["projects"][6]["track"] = json!("trk_99");
-    let file = app.db.dir.path().join("bad-track.json");
+    let file = app.db.dir().join("bad-track.json");
     std::fs::write(&file, bad.to_string()).expect("write fixture");
     let out = app.cli(&["import", file.to_str().expect("utf-8")]).await;
     assert!(!out.success(), "the import fails: {out:?}");
     let text = format!("{}{}", out.stdout, out.stderr);
     assert!(text.contains("prj_007"), "the error names the row: {text}");
 
-    let r = app.gql_as(&admin, IMPORT, json!({ "f": bad })).await;
+    let r = app
+        .gql_as(&admin, op("ImportEvent"), json!({ "fixture": bad }))
+        .await;
     assert_code(&r, "BAD_USER_INPUT");
     assert!(
         error_message(&r).contains("prj_007"),
@@ -181,7 +199,9 @@ async fn a_bad_row_refuses_the_whole_import(app: App) {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    let r = app.gql_as(&admin, IMPORT, json!({ "f": bad })).await;
+    let r = app
+        .gql_as(&admin, op("ImportEvent"), json!({ "fixture": bad }))
+        .await;
     assert_code(&r, "BAD_USER_INPUT");
     assert!(
         error_message(&r).contains(&who),
@@ -192,7 +212,9 @@ async fn a_bad_row_refuses_the_whole_import(app: App) {
     let mut bad = fixture_without_reviews();
     let dup = bad["teams"][0].clone();
     bad["teams"].as_array_mut().expect("teams").push(dup);
-    let r = app.gql_as(&admin, IMPORT, json!({ "f": bad })).await;
+    let r = app
+        .gql_as(&admin, op("ImportEvent"), json!({ "fixture": bad }))
+        .await;
     assert_code(&r, "BAD_USER_INPUT");
     assert!(
         error_message(&r).contains("tm_001"),
@@ -220,7 +242,11 @@ async fn a_bad_row_refuses_the_whole_import(app: App) {
     );
     // And the good file still imports afterwards.
     let r = app
-        .gql_as(&admin, IMPORT, json!({ "f": fixture_without_reviews() }))
+        .gql_as(
+            &admin,
+            op("ImportEvent"),
+            json!({ "fixture": fixture_without_reviews() }),
+        )
         .await;
     data(&r);
 }
@@ -228,11 +254,18 @@ async fn a_bad_row_refuses_the_whole_import(app: App) {
 async fn only_site_admins_import(app: App) {
     let user = app.sign_up("plain@example.org").await;
     let r = app
-        .gql_as(&user, IMPORT, json!({ "f": fixture_without_reviews() }))
+        .gql_as(
+            &user,
+            op("ImportEvent"),
+            json!({ "fixture": fixture_without_reviews() }),
+        )
         .await;
     assert_code(&r, "FORBIDDEN");
     let r = app
-        .gql(IMPORT, json!({ "f": fixture_without_reviews() }))
+        .gql(
+            op("ImportEvent"),
+            json!({ "fixture": fixture_without_reviews() }),
+        )
         .await;
     assert_code(&r, "UNAUTHENTICATED");
     let r = app

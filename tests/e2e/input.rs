@@ -3,17 +3,13 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, PASSWORD, Scenario, assert_bad_input, data, rfc3339, unique};
-
-const CREATE: &str =
-    "mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }";
-const UPDATE: &str = "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id title tags repoUrl } }";
+use crate::harness::{App, PASSWORD, Scenario, assert_bad_input, data, op, rfc3339, unique};
 
 async fn team_projects(app: &App, s: &Scenario) -> Value {
     app.ok(
         Some(&s.participant_a),
-        "query($a: String!) { event(slug: $a) { myTeam { projects { id title tagline tags repoUrl demoUrl } } } }",
-        json!({ "a": s.event_a }),
+        op("MyTeamProjects"),
+        json!({ "event": s.event_a }),
     )
     .await
 }
@@ -54,8 +50,8 @@ async fn bad_project_input_names_the_field(app: App) {
         let r = app
             .gql_as(
                 &s.participant_a,
-                CREATE,
-                json!({ "a": s.event_a, "i": input }),
+                op("CreateProject"),
+                json!({ "event": s.event_a, "input": input }),
             )
             .await;
         assert_bad_input(&r, &[*field]);
@@ -64,8 +60,8 @@ async fn bad_project_input_names_the_field(app: App) {
         let r = app
             .gql_as(
                 &s.participant_a,
-                UPDATE,
-                json!({ "id": s.draft, "i": update }),
+                op("UpdateProject"),
+                json!({ "id": s.draft, "input": update }),
             )
             .await;
         assert_bad_input(&r, &[*field]);
@@ -74,16 +70,16 @@ async fn bad_project_input_names_the_field(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            CREATE,
-            json!({ "a": s.event_a, "i": { "track": s.track_a } }),
+            op("CreateProject"),
+            json!({ "event": s.event_a, "input": { "track": s.track_a } }),
         )
         .await;
     assert_bad_input(&r, &["title"]);
     let r = app
         .gql_as(
             &s.participant_a,
-            CREATE,
-            json!({ "a": s.event_a, "i": { "title": "No track" } }),
+            op("CreateProject"),
+            json!({ "event": s.event_a, "input": { "title": "No track" } }),
         )
         .await;
     assert_bad_input(&r, &["track"]);
@@ -97,15 +93,23 @@ async fn bad_project_input_names_the_field(app: App) {
         "tags": (0..10).map(|i| format!("tag{i}")).collect::<Vec<_>>(),
         "repoUrl": "https://git.example.org/ok", "demoUrl": "http://demo.example.org/" });
     let r = app
-        .gql_as(&s.participant_a, CREATE, json!({ "a": s.event_a, "i": ok }))
+        .gql_as(
+            &s.participant_a,
+            op("CreateProject"),
+            json!({ "event": s.event_a, "input": ok }),
+        )
         .await;
     data(&r);
 }
 
 async fn bad_account_and_event_input(app: App) {
-    const SIGN_UP: &str = "mutation($e: String!, $p: String!) { signUp(email: $e, password: $p, displayName: \"X\") { token } }";
     for bad in ["not-an-email", "a@", "@example.org", "a b@example.org", ""] {
-        let r = app.gql(SIGN_UP, json!({ "e": bad, "p": PASSWORD })).await;
+        let r = app
+            .gql(
+                op("SignUp"),
+                json!({ "email": bad, "password": PASSWORD, "displayName": "X" }),
+            )
+            .await;
         assert_bad_input(&r, &["email"]);
     }
     let s = app.scenario().await;
@@ -115,12 +119,8 @@ async fn bad_account_and_event_input(app: App) {
         let app = &app;
         let admin = s.admin.clone();
         async move {
-            app.gql_as(
-                &admin,
-                "mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }",
-                json!({ "i": input }),
-            )
-            .await
+            app.gql_as(&admin, op("CreateEvent"), json!({ "input": input }))
+                .await
         }
     };
     let good = |slug: &str| {
@@ -146,13 +146,19 @@ async fn bad_account_and_event_input(app: App) {
 
     // updateEvent checks the merged windows.
     let r = app
-        .gql_as(&s.organizer_a, "mutation($a: String!, $i: UpdateEventInput!) { updateEvent(event: $a, input: $i) { id } }",
-            json!({ "a": s.event_a, "i": { "submissionsClose": rfc3339(now - chrono::Duration::days(3)) } }))
+        .gql_as(
+            &s.organizer_a,
+            op("UpdateEvent"),
+            json!({ "event": s.event_a, "input": { "submissionsClose": rfc3339(now - chrono::Duration::days(3)) } }),
+        )
         .await;
     assert_bad_input(&r, &["submissionsClose", "submissionsOpen"]);
     let r = app
-        .gql_as(&s.organizer_a, "mutation($a: String!, $e: String!) { grantRole(event: $a, email: $e, role: JUDGE) { id } }",
-            json!({ "a": s.event_a, "e": "not-an-email" }))
+        .gql_as(
+            &s.organizer_a,
+            op("GrantRole"),
+            json!({ "event": s.event_a, "email": "not-an-email", "role": "JUDGE" }),
+        )
         .await;
     assert_bad_input(&r, &["email"]);
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{
     App, CALLERS, Caller, Scenario, assert_bad_input, assert_code, data, error_code, fixture_path,
-    rfc3339, str_at, unique,
+    op, rfc3339, str_at, unique,
 };
 
 const FIXTURE_SLUG: &str = "spring-hack-2026";
@@ -29,12 +29,10 @@ async fn import_fixture(app: &App) {
     assert!(out.success(), "import: {out:?}");
 }
 
-const RUN: &str = "mutation($e: String!) { runCalibration(event: $e, seed: 7, bootstrap: 100) {
-    id seed bootstrap lambda engineVersion inputsHash resultHash signature connected
-    projects { rank rankLow rankHigh rawRank quality excluded project { externalId } }
-    judges { flag offset judge { externalId } } } }";
-
-const PUBLISH: &str = "mutation($e: String!, $r: ID!, $f: Boolean) { publishResults(event: $e, run: $r, final: $f) { version final runId } }";
+/// The variables of the fixture's calibration run: a fixed seed, 100 bootstrap rounds.
+fn run_vars() -> Value {
+    json!({ "event": FIXTURE_SLUG, "seed": 7, "bootstrap": 100 })
+}
 
 async fn fixture_calibrates_publishes_and_verifies_offline(app: App) {
     let admin = app.site_admin().await;
@@ -51,7 +49,7 @@ async fn fixture_calibrates_publishes_and_verifies_offline(app: App) {
         .await;
     assert_eq!(before["event"]["results"], Value::Null);
 
-    let run = app.ok(Some(&admin), RUN, q.clone()).await;
+    let run = app.ok(Some(&admin), op("RunCalibration"), run_vars()).await;
     let run = &run["runCalibration"];
     assert_eq!(run["engineVersion"], "verdict-calibrate/1");
     assert_eq!(run["inputsHash"].as_str().map(str::len), Some(64));
@@ -93,16 +91,16 @@ async fn fixture_calibrates_publishes_and_verifies_offline(app: App) {
     let p1 = app
         .ok(
             Some(&admin),
-            PUBLISH,
-            json!({ "e": FIXTURE_SLUG, "r": run_id, "f": false }),
+            op("PublishResults"),
+            json!({ "event": FIXTURE_SLUG, "run": run_id, "final": false }),
         )
         .await;
     assert_eq!(p1["publishResults"]["version"], 1);
     let p2 = app
         .ok(
             Some(&admin),
-            PUBLISH,
-            json!({ "e": FIXTURE_SLUG, "r": run_id, "f": true }),
+            op("PublishResults"),
+            json!({ "event": FIXTURE_SLUG, "run": run_id, "final": true }),
         )
         .await;
     assert_eq!(p2["publishResults"]["version"], 2);
@@ -110,8 +108,8 @@ async fn fixture_calibrates_publishes_and_verifies_offline(app: App) {
     let p3 = app
         .gql_as(
             &admin,
-            PUBLISH,
-            json!({ "e": FIXTURE_SLUG, "r": run_id, "f": true }),
+            op("PublishResults"),
+            json!({ "event": FIXTURE_SLUG, "run": run_id, "final": true }),
         )
         .await;
     assert_code(&p3, "CONFLICT");
@@ -246,8 +244,8 @@ async fn judged_event(app: &App) -> Judged {
     let now = Utc::now();
     app.ok(
         Some(&admin),
-        "mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }",
-        json!({ "i": {
+        op("CreateEvent"),
+        json!({ "input": {
             "slug": slug, "name": "Judged",
             "submissionsOpen": rfc3339(now - Duration::days(1)), "submissionsClose": rfc3339(now + Duration::days(1)),
             "judgingOpen": rfc3339(now - Duration::hours(1)), "judgingClose": rfc3339(now + Duration::days(1)),
@@ -257,8 +255,8 @@ async fn judged_event(app: &App) -> Judged {
     for (key, pos) in [("impact", 1), ("craft", 2)] {
         app.ok(
             Some(&admin),
-            "mutation($e: String!, $i: CriterionInput!) { setCriterion(event: $e, input: $i) { key } }",
-            json!({ "e": slug, "i": { "key": key, "name": key, "min": 1, "max": 5, "position": pos } }),
+            op("SetCriterion"),
+            json!({ "event": slug, "input": { "key": key, "name": key, "min": 1, "max": 5, "position": pos } }),
         )
         .await;
     }
@@ -278,8 +276,8 @@ async fn judged_event(app: &App) -> Judged {
         let d = app
             .ok(
                 Some(&admin),
-                "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id status } }",
-                json!({ "e": slug, "j": id, "p": project }),
+                op("AssignJudge"),
+                json!({ "event": slug, "judge": id, "project": project }),
             )
             .await;
         assert_eq!(d["assignJudge"]["status"], "pending");
@@ -300,9 +298,6 @@ async fn judged_event(app: &App) -> Judged {
     }
 }
 
-const SAVE: &str = "mutation($a: ID!, $s: [ScoreInput!]!, $c: String, $sub: Boolean) {
-    saveReview(assignment: $a, scores: $s, comment: $c, submit: $sub) { id version submitted scores { criterion value } } }";
-
 const REVIEWS: &str = "query($p: ID!) { project(id: $p) { reviews { id comment judge { id } scores { criterion value } } } }";
 
 async fn judges_review_privately_inside_the_window(app: App) {
@@ -313,8 +308,8 @@ async fn judges_review_privately_inside_the_window(app: App) {
     let d = app
         .ok(
             Some(&j.judge_a),
-            SAVE,
-            json!({ "a": j.assignment_a, "s": scores, "c": "solid" }),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": scores, "comment": "solid" }),
         )
         .await;
     assert_eq!(d["saveReview"]["version"], 1);
@@ -322,13 +317,13 @@ async fn judges_review_privately_inside_the_window(app: App) {
     let incomplete = app
         .gql_as(
             &j.judge_a,
-            SAVE,
-            json!({ "a": j.assignment_a, "s": [], "sub": true }),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": [], "submit": true }),
         )
         .await;
     assert_bad_input(&incomplete, &["scores"]);
     let d = app
-        .ok(Some(&j.judge_a), SAVE, json!({ "a": j.assignment_a, "s": [{ "criterion": "craft", "value": 2 }], "sub": true }))
+        .ok(Some(&j.judge_a), op("SaveReview"), json!({ "assignment": j.assignment_a, "scores": [{ "criterion": "craft", "value": 2 }], "submit": true }))
         .await;
     assert_eq!(d["saveReview"]["version"], 2);
     assert_eq!(d["saveReview"]["submitted"], true);
@@ -344,7 +339,11 @@ async fn judges_review_privately_inside_the_window(app: App) {
         json!([{ "criterion": "nope", "value": 3 }]),
     ] {
         let r = app
-            .gql_as(&j.judge_a, SAVE, json!({ "a": j.assignment_a, "s": bad }))
+            .gql_as(
+                &j.judge_a,
+                op("SaveReview"),
+                json!({ "assignment": j.assignment_a, "scores": bad }),
+            )
             .await;
         assert_bad_input(&r, &["scores"]);
     }
@@ -352,21 +351,25 @@ async fn judges_review_privately_inside_the_window(app: App) {
     let r = app
         .gql_as(
             &j.judge_b,
-            SAVE,
-            json!({ "a": j.assignment_a, "s": scores }),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": scores }),
         )
         .await;
     assert_code(&r, "NOT_FOUND");
     let r = app
         .gql_as(
             &j.participant,
-            SAVE,
-            json!({ "a": j.assignment_a, "s": scores }),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": scores }),
         )
         .await;
     assert_code(&r, "NOT_FOUND");
     let r = app
-        .gql_as(&j.admin, SAVE, json!({ "a": j.assignment_a, "s": scores }))
+        .gql_as(
+            &j.admin,
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": scores }),
+        )
         .await;
     assert_code(&r, "FORBIDDEN");
     assert_eq!(app.audit_head().await, head, "refused saves write nothing");
@@ -374,8 +377,8 @@ async fn judges_review_privately_inside_the_window(app: App) {
     // Who reads which review.
     app.ok(
         Some(&j.judge_b),
-        SAVE,
-        json!({ "a": j.assignment_b, "s": scores, "c": "judge b thinks" }),
+        op("SaveReview"),
+        json!({ "assignment": j.assignment_b, "scores": scores, "comment": "judge b thinks" }),
     )
     .await;
     let count = |v: &Value| {
@@ -419,12 +422,12 @@ async fn judges_review_privately_inside_the_window(app: App) {
     assert_eq!(q["event"]["nextAssignment"]["id"], j.assignment_b.as_str());
 
     // Scores exist: the rubric's shape is frozen, names are not.
-    let set = "mutation($e: String!, $i: CriterionInput!) { setCriterion(event: $e, input: $i) { name weight } }";
+    let set = op("SetCriterion");
     let r = app
         .gql_as(
             &j.admin,
             set,
-            json!({ "e": j.slug, "i": { "key": "impact", "name": "impact", "weight": 2.0 } }),
+            json!({ "event": j.slug, "input": { "key": "impact", "name": "impact", "weight": 2.0 } }),
         )
         .await;
     assert_code(&r, "CONFLICT");
@@ -432,12 +435,12 @@ async fn judges_review_privately_inside_the_window(app: App) {
         .gql_as(
             &j.admin,
             set,
-            json!({ "e": j.slug, "i": { "key": "extra", "name": "Extra" } }),
+            json!({ "event": j.slug, "input": { "key": "extra", "name": "Extra" } }),
         )
         .await;
     assert_code(&r, "CONFLICT");
     let r = app
-        .ok(Some(&j.admin), set, json!({ "e": j.slug, "i": { "key": "impact", "name": "Impact on users", "position": 1 } }))
+        .ok(Some(&j.admin), set, json!({ "event": j.slug, "input": { "key": "impact", "name": "Impact on users", "position": 1 } }))
         .await;
     assert_eq!(r["setCriterion"]["name"], "Impact on users");
 
@@ -453,16 +456,16 @@ async fn judges_review_privately_inside_the_window(app: App) {
     let r = app
         .gql_as(
             &j.judge_b,
-            SAVE,
-            json!({ "a": j.assignment_b, "s": scores }),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_b, "scores": scores }),
         )
         .await;
     assert_code(&r, "CONFLICT");
     let r = app
         .gql_as(
             &j.admin,
-            "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
-            json!({ "e": j.slug, "j": j.judge_b_id, "p": j.project }),
+            op("AssignJudge"),
+            json!({ "event": j.slug, "judge": j.judge_b_id, "project": j.project }),
         )
         .await;
     assert_code(&r, "CONFLICT");
@@ -481,16 +484,16 @@ async fn judges_review_privately_inside_the_window(app: App) {
     let past = Utc::now() - Duration::minutes(1);
     app.ok(
         Some(&j.admin),
-        "mutation($e: String!, $i: UpdateEventInput!) { updateEvent(event: $e, input: $i) { slug } }",
-        json!({ "e": j.slug, "i": { "judgingOpen": rfc3339(past - Duration::days(1)), "judgingClose": rfc3339(past) } }),
+        op("UpdateEvent"),
+        json!({ "event": j.slug, "input": { "judgingOpen": rfc3339(past - Duration::days(1)), "judgingClose": rfc3339(past) } }),
     )
     .await;
     let head = app.audit_head().await;
     let r = app
         .gql_as(
             &j.judge_a,
-            SAVE,
-            json!({ "a": j.assignment_a, "s": scores }),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": scores }),
         )
         .await;
     assert_code(&r, "WINDOW_CLOSED");
@@ -618,8 +621,7 @@ async fn exports_neutralize_formulas_and_are_audited(app: App) {
         .gql_as(&admin, q, json!({ "e": FIXTURE_SLUG, "k": "RESULTS" }))
         .await;
     assert_code(&no_run, "CONFLICT");
-    app.ok(Some(&admin), RUN, json!({ "e": FIXTURE_SLUG }))
-        .await;
+    app.ok(Some(&admin), op("RunCalibration"), run_vars()).await;
     let results = app
         .ok(
             Some(&admin),
@@ -749,14 +751,12 @@ async fn results_subscription_fires_after_publication(app: App) {
         json!({ "e": FIXTURE_SLUG }),
     )
     .await;
-    let run = app
-        .ok(Some(&admin), RUN, json!({ "e": FIXTURE_SLUG }))
-        .await;
+    let run = app.ok(Some(&admin), op("RunCalibration"), run_vars()).await;
     let run_id = str_at(&run, "/runCalibration/id");
     app.ok(
         Some(&admin),
-        PUBLISH,
-        json!({ "e": FIXTURE_SLUG, "r": run_id, "f": true }),
+        op("PublishResults"),
+        json!({ "event": FIXTURE_SLUG, "run": run_id, "final": true }),
     )
     .await;
     let msg = ws

@@ -3,23 +3,20 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, PASSWORD, assert_bad_input, assert_code, data, error_code, unique};
+use crate::harness::{App, PASSWORD, assert_bad_input, assert_code, data, error_code, op, unique};
 
 /// A sign-up mutation whose effect is easy to check afterwards.
 fn sign_up_body(email: &str) -> Value {
     json!({
-        "query": "mutation($e: String!, $p: String!) { signUp(email: $e, password: $p, displayName: \"X\") { token } }",
-        "variables": { "e": email, "p": PASSWORD }
+        "query": op("SignUp"),
+        "variables": { "email": email, "password": PASSWORD, "displayName": "X" }
     })
 }
 
 /// Whether `email` can log in (that is, whether a sign-up went through).
 async fn exists(app: &App, email: &str) -> bool {
     let r = app
-        .gql(
-            "mutation($e: String!, $p: String!) { logIn(email: $e, password: $p) { token } }",
-            json!({ "e": email, "p": PASSWORD }),
-        )
+        .gql(op("LogIn"), json!({ "email": email, "password": PASSWORD }))
         .await;
     error_code(&r).is_none()
 }

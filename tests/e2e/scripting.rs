@@ -5,7 +5,7 @@
 use chrono::{Duration, Utc};
 use serde_json::json;
 
-use crate::harness::{App, assert_code, rfc3339, str_at, unique};
+use crate::harness::{App, assert_code, op, rfc3339, str_at, unique};
 
 e2e! {
     idempotency_keys_make_retries_safe,
@@ -18,32 +18,32 @@ e2e! {
 
 async fn idempotency_keys_make_retries_safe(app: App) {
     let s = app.scenario().await;
-    let create = "mutation($e: String!, $i: ProjectInput!, $k: String) { createProject(event: $e, input: $i, idempotencyKey: $k) { id title } }";
-    let vars = json!({ "e": s.event_a, "i": { "title": "Retry me", "track": s.track_a }, "k": "create-retry-1" });
+    let create = op("CreateProject");
+    let vars = json!({ "event": s.event_a, "input": { "title": "Retry me", "track": s.track_a }, "idempotencyKey": "create-retry-1" });
     let head = app.audit_head().await;
     let first = app.ok(Some(&s.participant_a), create, vars.clone()).await;
     let second = app.ok(Some(&s.participant_a), create, vars.clone()).await;
     assert_eq!(first, second, "a retry returns the original result");
     assert_eq!(app.audit_head().await, head + 1, "and writes nothing again");
     let mut changed = vars.clone();
-    changed["i"]["title"] = json!("Something else");
+    changed["input"]["title"] = json!("Something else");
     let r = app.gql_as(&s.participant_a, create, changed).await;
     assert_code(&r, "CONFLICT");
     assert_eq!(app.audit_head().await, head + 1);
     // Keys belong to their caller: another user with the same key is a new request.
-    let track = "mutation($e: String!, $n: String!, $k: String) { createTrack(event: $e, name: $n, idempotencyKey: $k) { id } }";
+    let track = op("CreateTrack");
     let a = app
         .ok(
             Some(&s.organizer_a),
             track,
-            json!({ "e": s.event_a, "n": "Hardware", "k": "create-retry-1" }),
+            json!({ "event": s.event_a, "name": "Hardware", "idempotencyKey": "create-retry-1" }),
         )
         .await;
     let b = app
         .ok(
             Some(&s.organizer_a),
             track,
-            json!({ "e": s.event_a, "n": "Hardware", "k": "create-retry-1" }),
+            json!({ "event": s.event_a, "name": "Hardware", "idempotencyKey": "create-retry-1" }),
         )
         .await;
     assert_eq!(a, b);
@@ -147,15 +147,15 @@ async fn organizers_follow_judging_live(app: App) {
     let judge = app
         .ok(
             Some(&s.organizer_a),
-            "query($e: String!) { event(slug: $e) { members(role: JUDGE, first: 5) { edges { node { id } } } } }",
-            json!({ "e": s.event_a }),
+            op("EventMembers"),
+            json!({ "event": s.event_a, "role": "JUDGE", "first": 5 }),
         )
         .await;
     let judge_id = str_at(&judge, "/event/members/edges/0/node/id");
     app.ok(
         Some(&s.organizer_a),
-        "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
-        json!({ "e": s.event_a, "j": judge_id, "p": s.submitted }),
+        op("AssignJudge"),
+        json!({ "event": s.event_a, "judge": judge_id, "project": s.submitted }),
     )
     .await;
     let msg = ws
@@ -178,8 +178,8 @@ async fn teams_read_anonymous_feedback_once_published(app: App) {
     let now = Utc::now();
     app.ok(
         Some(&admin),
-        "mutation($i: CreateEventInput!) { createEvent(input: $i) { id } }",
-        json!({ "i": {
+        op("CreateEvent"),
+        json!({ "input": {
             "slug": slug, "name": "Feedback",
             "submissionsOpen": rfc3339(now - Duration::days(1)), "submissionsClose": rfc3339(now + Duration::days(1)),
             "judgingOpen": rfc3339(now - Duration::hours(1)), "judgingClose": rfc3339(now + Duration::days(1)),
@@ -188,8 +188,8 @@ async fn teams_read_anonymous_feedback_once_published(app: App) {
     .await;
     app.ok(
         Some(&admin),
-        "mutation($e: String!) { setCriterion(event: $e, input: { key: \"overall\", name: \"Overall\" }) { key } }",
-        json!({ "e": slug }),
+        op("SetCriterion"),
+        json!({ "event": slug, "input": { "key": "overall", "name": "Overall" } }),
     )
     .await;
     let track = app.create_track(&admin, &slug, "Main").await;
@@ -204,14 +204,19 @@ async fn teams_read_anonymous_feedback_once_published(app: App) {
     let a = app
         .ok(
             Some(&admin),
-            "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
-            json!({ "e": slug, "j": judge_id, "p": project }),
+            op("AssignJudge"),
+            json!({ "event": slug, "judge": judge_id, "project": project }),
         )
         .await;
     app.ok(
         Some(&judge),
-        "mutation($a: ID!) { saveReview(assignment: $a, scores: [{ criterion: \"overall\", value: 4 }], comment: \"Great demo\", submit: true) { id } }",
-        json!({ "a": str_at(&a, "/assignJudge/id") }),
+        op("SaveReview"),
+        json!({
+            "assignment": str_at(&a, "/assignJudge/id"),
+            "scores": [{ "criterion": "overall", "value": 4 }],
+            "comment": "Great demo",
+            "submit": true,
+        }),
     )
     .await;
     let feedback = "query($p: ID!) { project(id: $p) { feedback } }";
@@ -223,21 +228,21 @@ async fn teams_read_anonymous_feedback_once_published(app: App) {
     );
     app.ok(
         Some(&admin),
-        "mutation($e: String!) { updateEvent(event: $e, input: { commentsToTeams: true }) { commentsToTeams } }",
-        json!({ "e": slug }),
+        op("UpdateEvent"),
+        json!({ "event": slug, "input": { "commentsToTeams": true } }),
     )
     .await;
     let run = app
         .ok(
             Some(&admin),
-            "mutation($e: String!) { runCalibration(event: $e, bootstrap: 10) { id } }",
-            json!({ "e": slug }),
+            op("RunCalibration"),
+            json!({ "event": slug, "bootstrap": 10 }),
         )
         .await;
     app.ok(
         Some(&admin),
-        "mutation($e: String!, $r: ID!) { publishResults(event: $e, run: $r) { version } }",
-        json!({ "e": slug, "r": str_at(&run, "/runCalibration/id") }),
+        op("PublishResults"),
+        json!({ "event": slug, "run": str_at(&run, "/runCalibration/id") }),
     )
     .await;
     let after = app.ok(Some(&team), feedback, json!({ "p": project })).await;

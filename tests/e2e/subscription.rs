@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::harness::App;
+use crate::harness::{App, op};
 
 const SUB: &str =
     "subscription($e: String!) { projectSubmitted(event: $e) { id title status event { slug } } }";
@@ -50,7 +50,7 @@ async fn project_submitted_reaches_subscribers(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!) { submitProject(id: $id) { id } }",
+            op("SubmitProject"),
             json!({ "id": s.draft }),
         )
         .await;

@@ -3,9 +3,7 @@
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use crate::harness::{App, assert_code, error_code, str_at, unique};
-
-const JOIN: &str = "mutation($c: String!) { joinTeam(inviteCode: $c) { id } }";
+use crate::harness::{App, assert_code, error_code, op, str_at, unique};
 
 /// The team's members, as the site admin sees them.
 async fn team_members(app: &App, admin: &str, event: &str, team: &str) -> Vec<Value> {
@@ -59,7 +57,7 @@ async fn concurrent_joins_fill_the_team_exactly(app: App) {
     let results = join_all(
         joiners
             .iter()
-            .map(|(t, _)| app.gql_as(t, JOIN, json!({ "c": code }))),
+            .map(|(t, _)| app.gql_as(t, op("JoinTeam"), json!({ "inviteCode": code }))),
     )
     .await;
     let mut ok = vec![];
@@ -95,8 +93,8 @@ async fn concurrent_joins_fill_the_team_exactly(app: App) {
     let r = app
         .gql_as(
             &admin,
-            "mutation($t: ID!, $e: String!) { addTeamMember(team: $t, email: $e) { id } }",
-            json!({ "t": team, "e": extra }),
+            op("AddTeamMember"),
+            json!({ "team": team, "email": extra }),
         )
         .await;
     assert_code(&r, "CONFLICT");
@@ -115,31 +113,36 @@ async fn one_team_per_participant_per_event(app: App) {
     let (team_b, code_b) = app.create_team(&b, &event, "Team two").await;
     // a is on Team one: joining Team two, or its own again, or creating a team is a CONFLICT.
     assert_code(
-        &app.gql_as(&a, JOIN, json!({ "c": code_b })).await,
+        &app.gql_as(&a, op("JoinTeam"), json!({ "inviteCode": code_b }))
+            .await,
         "CONFLICT",
     );
     assert_code(
-        &app.gql_as(&a, JOIN, json!({ "c": code_a })).await,
+        &app.gql_as(&a, op("JoinTeam"), json!({ "inviteCode": code_a }))
+            .await,
         "CONFLICT",
     );
     let r = app
         .gql_as(
             &a,
-            "mutation($e: String!) { createTeam(event: $e, name: \"Third\") { id } }",
-            json!({ "e": event }),
+            op("CreateTeam"),
+            json!({ "event": event, "name": "Third" }),
         )
         .await;
     assert_code(&r, "CONFLICT");
     assert_eq!(team_members(&app, &admin, &event, &team_b).await.len(), 1);
     // An unknown invite code is NOT_FOUND.
     assert_code(
-        &app.gql_as(&a, JOIN, json!({ "c": "no-such-code" })).await,
+        &app.gql_as(&a, op("JoinTeam"), json!({ "inviteCode": "no-such-code" }))
+            .await,
         "NOT_FOUND",
     );
     // The same person joining twice at once still ends up on one team once.
     let c = app.sign_up(&format!("c-{}@example.org", unique())).await;
     app.register(&c, &event).await;
-    let rs = join_all((0..5).map(|_| app.gql_as(&c, JOIN, json!({ "c": code_b })))).await;
+    let rs =
+        join_all((0..5).map(|_| app.gql_as(&c, op("JoinTeam"), json!({ "inviteCode": code_b }))))
+            .await;
     let oks = rs.iter().filter(|r| error_code(r).is_none()).count();
     assert_eq!(oks, 1, "one of the simultaneous joins succeeds: {rs:?}");
     for r in rs.iter().filter(|r| error_code(r).is_some()) {

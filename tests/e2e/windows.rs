@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, assert_code, data, rfc3339};
+use crate::harness::{App, assert_code, data, op, rfc3339};
 
 const PROJECT: &str =
     "query($id: ID!) { project(id: $id) { id title tagline status updatedAt submittedAt } }";
@@ -25,8 +25,8 @@ async fn late_submission_is_refused(app: App) {
     let r = app
         .gql_as(
             &s.organizer_a,
-            "mutation($a: String!, $i: UpdateEventInput!) { updateEvent(event: $a, input: $i) { submissionsClose } }",
-            json!({ "a": s.event_a, "i": {
+            op("UpdateEvent"),
+            json!({ "event": s.event_a, "input": {
                 "submissionsOpen": rfc3339(now - chrono::Duration::days(2)),
                 "submissionsClose": rfc3339(now - chrono::Duration::hours(1)),
             }}),
@@ -39,25 +39,16 @@ async fn late_submission_is_refused(app: App) {
     let team_before = app
         .ok(
             Some(&s.participant_a),
-            "query($a: String!) { event(slug: $a) { myTeam { projects { id } } } }",
-            json!({ "a": s.event_a }),
+            op("MyTeamProjects"),
+            json!({ "event": s.event_a }),
         )
         .await;
 
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }",
-            json!({ "a": s.event_a, "i": { "title": "Too late", "track": s.track_a } }),
-        )
-        .await;
-    assert_code(&r, "WINDOW_CLOSED");
-
-    let r = app
-        .gql_as(
-            &s.participant_a,
-            "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }",
-            json!({ "id": s.draft, "i": { "title": "Edited after the deadline", "tagline": "late" } }),
+            op("CreateProject"),
+            json!({ "event": s.event_a, "input": { "title": "Too late", "track": s.track_a } }),
         )
         .await;
     assert_code(&r, "WINDOW_CLOSED");
@@ -65,7 +56,16 @@ async fn late_submission_is_refused(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!) { submitProject(id: $id) { id status } }",
+            op("UpdateProject"),
+            json!({ "id": s.draft, "input": { "title": "Edited after the deadline", "tagline": "late" } }),
+        )
+        .await;
+    assert_code(&r, "WINDOW_CLOSED");
+
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            op("SubmitProject"),
             json!({ "id": s.draft }),
         )
         .await;
@@ -85,8 +85,8 @@ async fn late_submission_is_refused(app: App) {
     let team_after = app
         .ok(
             Some(&s.participant_a),
-            "query($a: String!) { event(slug: $a) { myTeam { projects { id } } } }",
-            json!({ "a": s.event_a }),
+            op("MyTeamProjects"),
+            json!({ "event": s.event_a }),
         )
         .await;
     assert_eq!(team_after, team_before, "no project created");
@@ -109,8 +109,8 @@ async fn submissions_not_yet_open_are_refused(app: App) {
     let r = app
         .gql_as(
             &s.organizer_a,
-            "mutation($a: String!, $i: UpdateEventInput!) { updateEvent(event: $a, input: $i) { submissionsOpen } }",
-            json!({ "a": s.event_a, "i": { "submissionsOpen": rfc3339(now + chrono::Duration::hours(6)) } }),
+            op("UpdateEvent"),
+            json!({ "event": s.event_a, "input": { "submissionsOpen": rfc3339(now + chrono::Duration::hours(6)) } }),
         )
         .await;
     data(&r);
@@ -118,15 +118,15 @@ async fn submissions_not_yet_open_are_refused(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }",
-            json!({ "a": s.event_a, "i": { "title": "Too early", "track": s.track_a } }),
+            op("CreateProject"),
+            json!({ "event": s.event_a, "input": { "title": "Too early", "track": s.track_a } }),
         )
         .await;
     assert_code(&r, "WINDOW_CLOSED");
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!) { submitProject(id: $id) { id } }",
+            op("SubmitProject"),
             json!({ "id": s.draft }),
         )
         .await;
@@ -162,7 +162,7 @@ async fn cannot_write_for_another_team_or_event(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!) { submitProject(id: $id) { id } }",
+            op("SubmitProject"),
             json!({ "id": others_draft }),
         )
         .await;
@@ -170,8 +170,8 @@ async fn cannot_write_for_another_team_or_event(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }",
-            json!({ "id": others_draft, "i": { "title": "Hijacked" } }),
+            op("UpdateProject"),
+            json!({ "id": others_draft, "input": { "title": "Hijacked" } }),
         )
         .await;
     assert_code(&r, "NOT_FOUND");
@@ -179,15 +179,15 @@ async fn cannot_write_for_another_team_or_event(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }",
-            json!({ "id": others_submitted, "i": { "title": "Hijacked" } }),
+            op("UpdateProject"),
+            json!({ "id": others_submitted, "input": { "title": "Hijacked" } }),
         )
         .await;
     assert_code(&r, "FORBIDDEN");
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!) { withdrawProject(id: $id) { id } }",
+            op("WithdrawProject"),
             json!({ "id": others_submitted }),
         )
         .await;
@@ -197,8 +197,8 @@ async fn cannot_write_for_another_team_or_event(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($a: String!, $i: ProjectInput!) { createProject(event: $a, input: $i) { id } }",
-            json!({ "a": s.event_a, "i": { "title": "Wrong track", "track": s.track_b } }),
+            op("CreateProject"),
+            json!({ "event": s.event_a, "input": { "title": "Wrong track", "track": s.track_b } }),
         )
         .await;
     let code = crate::harness::error_code(&r);
@@ -209,8 +209,8 @@ async fn cannot_write_for_another_team_or_event(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }",
-            json!({ "id": s.draft, "i": { "track": s.track_b } }),
+            op("UpdateProject"),
+            json!({ "id": s.draft, "input": { "track": s.track_b } }),
         )
         .await;
     let code = crate::harness::error_code(&r);
@@ -222,8 +222,8 @@ async fn cannot_write_for_another_team_or_event(app: App) {
     let r = app
         .gql_as(
             &s.participant_a,
-            "mutation($b: String!, $i: ProjectInput!) { createProject(event: $b, input: $i) { id } }",
-            json!({ "b": s.event_b, "i": { "title": "Wrong event", "track": s.track_b } }),
+            op("CreateProject"),
+            json!({ "event": s.event_b, "input": { "title": "Wrong event", "track": s.track_b } }),
         )
         .await;
     assert_code(&r, "FORBIDDEN");

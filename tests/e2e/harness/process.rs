@@ -1,0 +1,231 @@
+//! The server under test as a process: `verdict serve` on port 0 against a [`TestDb`],
+//! killed when its [`App`] is dropped, and the CLI subcommands run against the same
+//! database and key file.
+
+use std::{process::Stdio, sync::Arc, time::Duration};
+
+use tokio::{
+    io::{AsyncBufReadExt, BufReader},
+    process::{Child, Command},
+};
+
+use super::{Backend, TestDb};
+
+/// The binary under test.
+const BIN: &str = env!("CARGO_BIN_EXE_verdict");
+
+/// Flags every server gets; a test's `#[flags]` replaces a value or appends a flag.
+const DEFAULT_FLAGS: &[(&str, &str)] = &[
+    ("--addr", "127.0.0.1:0"),
+    ("--rate-limit-per-second", "10000"),
+    ("--rate-limit-burst", "10000"),
+    ("--login-attempts", "1000"),
+];
+
+fn server_args(db: &TestDb, flags: &[&str]) -> Vec<String> {
+    let mut pairs: Vec<(String, Option<String>)> = DEFAULT_FLAGS
+        .iter()
+        .map(|(f, v)| (f.to_string(), Some(v.to_string())))
+        .collect();
+    pairs.push(("--database-url".into(), Some(db.url().to_string())));
+    pairs.push((
+        "--key-file".into(),
+        Some(db.key_file().display().to_string()),
+    ));
+    let mut i = 0;
+    while i < flags.len() {
+        let flag = flags[i];
+        let takes_value = i + 1 < flags.len() && !flags[i + 1].starts_with("--");
+        let value = takes_value.then(|| flags[i + 1].to_string());
+        if let Some(slot) = pairs.iter_mut().find(|(f, _)| f == flag) {
+            slot.1 = value;
+        } else {
+            pairs.push((flag.to_string(), value));
+        }
+        i += if takes_value { 2 } else { 1 };
+    }
+    let mut args = vec!["serve".to_string()];
+    for (f, v) in pairs {
+        args.push(f);
+        if let Some(v) = v {
+            args.push(v);
+        }
+    }
+    args
+}
+
+/// A running server plus everything needed to talk to it.
+pub struct App {
+    pub base: String,
+    pub port: u16,
+    pub http: reqwest::Client,
+    pub db: Arc<TestDb>,
+    child: Child,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+/// What a subcommand did.
+#[derive(Debug)]
+pub struct CliOutput {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl CliOutput {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl App {
+    /// Another server process on the same database and key, with different flags.
+    pub async fn sibling(&self, flags: &[&str]) -> App {
+        App::spawn_on(self.db.clone(), flags).await
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.db.backend()
+    }
+
+    pub(super) async fn spawn_on(db: Arc<TestDb>, flags: &[&str]) -> App {
+        let args = server_args(&db, flags);
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
+
+        let stderr = child.stderr.take().expect("stderr");
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("[verdict] {line}");
+            }
+        });
+
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let port = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                match lines.next_line().await {
+                    Ok(Some(line)) => {
+                        eprintln!("[verdict:out] {line}");
+                        if let Some(rest) = line.split("verdict listening on http://").nth(1) {
+                            let port = rest
+                                .rsplit(':')
+                                .next()
+                                .map(|p| p.trim().trim_end_matches('/'))
+                                .and_then(|p| p.parse::<u16>().ok());
+                            if let Some(port) = port {
+                                return Some(port);
+                            }
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        })
+        .await;
+        let port = match port {
+            Ok(Some(port)) => port,
+            Ok(None) => {
+                let status = child.wait().await;
+                panic!("verdict {args:?} exited before listening: {status:?}");
+            }
+            Err(_) => panic!("verdict {args:?} did not print its listening line within 60 s"),
+        };
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("[verdict:out] {line}");
+            }
+        });
+
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .build()
+            .expect("http client");
+        App {
+            base: format!("http://127.0.0.1:{port}"),
+            port,
+            http,
+            db,
+            child,
+        }
+    }
+
+    /// Run `verdict ARGS` against this app's database and key file.
+    pub async fn cli(&self, args: &[&str]) -> CliOutput {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args)
+            .env("VERDICT_DATABASE_URL", self.db.url())
+            .env("VERDICT_KEY_FILE", self.db.key_file())
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+            .await
+            .unwrap_or_else(|_| panic!("verdict {args:?} took more than 120 s"))
+            .unwrap_or_else(|e| panic!("cannot run verdict {args:?}: {e}"));
+        let res = CliOutput {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        eprintln!(
+            "[verdict {args:?}] exit {:?}\n{}{}",
+            res.code, res.stdout, res.stderr
+        );
+        res
+    }
+
+    /// `verdict audit verify` must pass; returns the head seq it prints.
+    pub async fn audit_head(&self) -> u64 {
+        self.try_audit_head()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    pub async fn try_audit_head(&self) -> Result<u64, String> {
+        let out = self.cli(&["audit", "verify"]).await;
+        if !out.success() {
+            return Err(format!("audit verify failed: {out:?}"));
+        }
+        parse_head_seq(&out.stdout)
+            .ok_or_else(|| format!("no head seq in audit verify output: {:?}", out.stdout))
+    }
+}
+
+/// The head seq in `audit verify` output: JSON with a `seq`, or text like
+/// `ok head seq=42 hash=...`, or the first bare integer.
+fn parse_head_seq(stdout: &str) -> Option<u64> {
+    let text = stdout.trim();
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        for p in ["/seq", "/head/seq", "/head_seq", "/headSeq", "/head"] {
+            if let Some(n) = v.pointer(p).and_then(serde_json::Value::as_u64) {
+                return Some(n);
+            }
+        }
+    }
+    let lower = text.to_lowercase();
+    if let Some(i) = lower.find("seq") {
+        let digits: String = lower[i + 3..]
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        if let Ok(n) = digits.parse() {
+            return Some(n);
+        }
+    }
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+        .and_then(|w| w.parse().ok())
+}

@@ -1,0 +1,92 @@
+//! The websocket client: a graphql-transport-ws connection to /graphql/ws, with the
+//! handshake done and pings answered.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest, http::HeaderValue};
+
+use super::App;
+
+impl App {
+    /// Open a graphql-transport-ws connection to /graphql/ws and complete the handshake.
+    pub async fn ws(&self, init_payload: Value) -> Ws {
+        let mut req = format!("ws://127.0.0.1:{}/graphql/ws", self.port)
+            .into_client_request()
+            .expect("ws request");
+        req.headers_mut().insert(
+            "Sec-WebSocket-Protocol",
+            HeaderValue::from_static("graphql-transport-ws"),
+        );
+        let (mut stream, resp) = tokio_tungstenite::connect_async(req)
+            .await
+            .unwrap_or_else(|e| panic!("websocket connect to /graphql/ws: {e}"));
+        assert_eq!(
+            resp.headers()
+                .get("sec-websocket-protocol")
+                .and_then(|v| v.to_str().ok()),
+            Some("graphql-transport-ws"),
+            "the server accepts the graphql-transport-ws subprotocol"
+        );
+        stream
+            .send(ws_text(
+                json!({ "type": "connection_init", "payload": init_payload }),
+            ))
+            .await
+            .expect("send connection_init");
+        let mut ws = Ws { stream };
+        let ack = ws
+            .next_json(Duration::from_secs(10))
+            .await
+            .expect("connection_ack");
+        assert_eq!(ack["type"], "connection_ack", "handshake: {ack}");
+        ws
+    }
+}
+
+fn ws_text(v: Value) -> Message {
+    Message::Text(v.to_string().into())
+}
+
+/// A graphql-transport-ws client connection.
+pub struct Ws {
+    pub stream: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+impl Ws {
+    pub async fn send(&mut self, v: Value) {
+        self.stream.send(ws_text(v)).await.expect("websocket send");
+    }
+
+    pub async fn subscribe(&mut self, id: &str, query: &str, vars: Value) {
+        self.send(json!({ "id": id, "type": "subscribe", "payload": { "query": query, "variables": vars } }))
+            .await;
+    }
+
+    /// The next JSON message that is not a ping (pings are answered), or `None` on
+    /// timeout or close.
+    pub async fn next_json(&mut self, within: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .ok()??;
+            let msg = msg.ok()?;
+            match msg {
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).ok()?;
+                    if v["type"] == "ping" {
+                        self.send(json!({ "type": "pong" })).await;
+                        continue;
+                    }
+                    return Some(v);
+                }
+                Message::Close(_) => return None,
+                _ => continue,
+            }
+        }
+    }
+}

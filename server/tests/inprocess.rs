@@ -16,6 +16,9 @@ use verdict::graphql::{self, RequestCtx, Services, bus::Bus};
 #[path = "../../tests/e2e/harness/db.rs"]
 mod test_db;
 
+#[path = "../../tests/support/spring_hack.rs"]
+mod spring_hack;
+
 use test_db::{Backend, TestDb};
 
 /// A fresh, migrated database of one backend, connected in process.
@@ -48,15 +51,9 @@ async fn backends() -> Vec<InProcess> {
     v
 }
 
+/// The generated `spring-hack-2026` event (the repository's own fixture).
 fn fixture() -> serde_json::Value {
-    let path = std::env::var("VERDICT_FIXTURE").unwrap_or_else(|_| {
-        format!(
-            "{}/../../shared/fixtures/spring-hack-2026.json",
-            env!("CARGO_MANIFEST_DIR")
-        )
-    });
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {path}: {e}"));
-    serde_json::from_str(&text).expect("fixture JSON")
+    spring_hack::fixture()
 }
 
 async fn import_fixture(db: &Db) {

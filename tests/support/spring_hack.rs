@@ -28,12 +28,32 @@ const FIRST: [&str; 16] = [
     "Mateo", "Chloé", "Jonas", "Amara", "Hiro",
 ];
 const LAST: [&str; 12] = [
-    "Nakamura", "García", "Hopper", "Lovelace", "Mensah", "Begay", "Rahman", "Petrov", "Okafor",
-    "Lindqvist", "Silva", "Tanaka",
+    "Nakamura",
+    "García",
+    "Hopper",
+    "Lovelace",
+    "Mensah",
+    "Begay",
+    "Rahman",
+    "Petrov",
+    "Okafor",
+    "Lindqvist",
+    "Silva",
+    "Tanaka",
 ];
 const NAMES: [&str; 12] = [
-    "OpenMeadow", "CivicCircuit", "GridPulse", "MedQueue", "TransitLens", "SeedLedger",
-    "QuietHours", "PlainLedger", "CodeGarden", "StillWater", "BrightPath", "NorthStar",
+    "OpenMeadow",
+    "CivicCircuit",
+    "GridPulse",
+    "MedQueue",
+    "TransitLens",
+    "SeedLedger",
+    "QuietHours",
+    "PlainLedger",
+    "CodeGarden",
+    "StillWater",
+    "BrightPath",
+    "NorthStar",
 ];
 const IDEAS: [&str; 10] = [
     "a sensor kit for beekeepers",
@@ -119,7 +139,8 @@ pub fn fixture() -> Value {
             TEAM_WORDS[(t * 5) % TEAM_WORDS.len()],
             TEAM_ENDS[(t * 7) % TEAM_ENDS.len()]
         );
-        teams.push(json!({ "external_id": format!("tm_{t:03}"), "name": name, "members": members }));
+        teams
+            .push(json!({ "external_id": format!("tm_{t:03}"), "name": name, "members": members }));
         let (title_name, idea) = if t == 1 {
             ("OpenMeadow", IDEAS[0])
         } else {
@@ -152,7 +173,10 @@ pub fn fixture() -> Value {
     }
     let covers = |judge: &Value, track: &str| {
         let t = judge["tracks"].as_array().map(Vec::len).unwrap_or(0);
-        t == 0 || judge["tracks"].as_array().is_some_and(|a| a.iter().any(|x| x == track))
+        t == 0
+            || judge["tracks"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|x| x == track))
     };
     let mut reviews = vec![];
     for (i, p) in projects.iter().enumerate() {
@@ -173,7 +197,9 @@ pub fn fixture() -> Value {
             let mut scores = serde_json::Map::new();
             for key in ["functionality", "quality", "innovation"] {
                 let noise = rng.below(100) as f64 / 100.0 - 0.5;
-                let v = (1.0 + 4.0 * quality - severity + noise).round().clamp(1.0, 5.0);
+                let v = (1.0 + 4.0 * quality - severity + noise)
+                    .round()
+                    .clamp(1.0, 5.0);
                 scores.insert(key.to_owned(), json!(v as i64));
             }
             let comment = match rng.below(8) {

@@ -1,31 +1,35 @@
-//! The event fixtures tests import: the shipped `spring-hack-2026.json` (60 teams, 24
-//! judges, reviews), and a tiny generated one with unique ids.
+//! The event fixtures tests import: the generated `spring-hack-2026` event (60 teams, 24
+//! judges, reviews; `tests/support/spring_hack.rs`), and a tiny one with unique ids. Both
+//! are made here, so the tests use only what the repository contains.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-/// The event fixture shipped beside the repository.
-pub fn fixture_path() -> PathBuf {
-    if let Ok(p) = std::env::var("VERDICT_FIXTURE") {
-        return PathBuf::from(p);
-    }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let candidates = [
-        repo.join("fixtures/spring-hack-2026.json"),
-        repo.join("../shared/fixtures/spring-hack-2026.json"),
-    ];
-    candidates
-        .iter()
-        .find(|p| p.exists())
-        .cloned()
-        .unwrap_or_else(|| panic!("fixture not found (set VERDICT_FIXTURE); tried {candidates:?}"))
+#[path = "../../support/spring_hack.rs"]
+mod spring_hack;
+
+/// The generated event fixture.
+pub fn load_fixture() -> Value {
+    spring_hack::fixture()
 }
 
-pub fn load_fixture() -> Value {
-    let p = fixture_path();
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&text).expect("fixture is JSON")
+/// The generated event fixture as a file, for `verdict import FILE` (written once per test
+/// process into the system's temporary directory).
+pub fn fixture_path() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = std::env::temp_dir().join(format!(
+            "verdict-spring-hack-2026-{}.json",
+            std::process::id()
+        ));
+        let text = serde_json::to_string_pretty(&load_fixture()).expect("fixture JSON");
+        std::fs::write(&path, text)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        path
+    })
+    .clone()
 }
 
 /// A minimal valid `verdict.event.v1` fixture: one track, one organizer, one team with a

@@ -1,13 +1,13 @@
 //! People and their standing: a user, the signed-in viewer, sessions, API tokens, and the
 //! memberships (roles) a user holds in events. Emails are masked field by field.
 
-use async_graphql::{Context, ID, Object};
+use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
 use entity::{api_token, membership, user};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::event::{Event, Track};
-use crate::domain::{Role, json_ids};
+use crate::domain::json_ids;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::loaders::{EventId, LoadersExt, TrackId, UserId, many, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
@@ -79,6 +79,15 @@ impl User {
     }
 }
 
+/// A person's role in one event. Roles are per event; the only global role is site admin.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "membership::Role")]
+pub enum Role {
+    Participant,
+    Judge,
+    Organizer,
+}
+
 /// A person's role in one event.
 pub struct Membership(pub membership::Model);
 
@@ -93,7 +102,7 @@ impl Membership {
         self.0.external_id.as_deref()
     }
     async fn role(&self) -> Role {
-        Role::parse(&self.0.role).unwrap_or(Role::Participant)
+        self.0.role.into()
     }
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
         one(

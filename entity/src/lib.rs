@@ -1,5 +1,10 @@
 //! Verdict's sea-orm entities: one file per table, plain data. Business rules live in the
 //! server's `domain` module; constraints live in the migrations.
+//!
+//! The states a row can be in (project status, assignment status and source, membership
+//! role) are typed enums stored as TEXT with the values the migrations' CHECKs list. The
+//! visibility rules that are queries (the public projects of an event, its judges and
+//! organizers) are finders on the entity, so each is written once.
 
 pub mod api_token;
 pub mod assignment;
@@ -21,3 +26,51 @@ pub mod team;
 pub mod team_member;
 pub mod track;
 pub mod user;
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::ActiveEnum;
+
+    use super::{assignment, membership, project};
+
+    /// `'a', 'b', 'c'`: the values of `E` as a CHECK constraint lists them, in order.
+    fn check_list<E: ActiveEnum<Value = String>>() -> String {
+        E::iter()
+            .map(|v| format!("'{}'", v.to_value()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Every value an enum writes is one the database accepts.
+    #[test]
+    fn stored_values_are_those_the_migrations_allow() {
+        let core = include_str!("../../migration/src/m20261130_000001_core.rs");
+        let judging = include_str!("../../migration/src/m20261130_000002_judging.rs");
+        for (sql, check) in [
+            (
+                core,
+                format!("role IN ({})", check_list::<membership::Role>()),
+            ),
+            (
+                core,
+                format!("status IN ({})", check_list::<project::ProjectStatus>()),
+            ),
+            (
+                judging,
+                format!(
+                    "status IN ({})",
+                    check_list::<assignment::AssignmentStatus>()
+                ),
+            ),
+            (
+                judging,
+                format!(
+                    "source IN ({})",
+                    check_list::<assignment::AssignmentSource>()
+                ),
+            ),
+        ] {
+            assert!(sql.contains(&check), "no migration says {check}");
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! The `projects` table.
+//! The `projects` table, its status, and the finder for the projects anyone may see.
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -19,14 +19,47 @@ pub struct Model {
     pub demo_url: String,
     /// JSON array of strings.
     pub tags: String,
-    pub status: String,
+    pub status: ProjectStatus,
     pub submitted_at: Option<DateTimeUtc>,
     pub duplicate_of: Option<i64>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }
 
+/// Where a project is in its life. Stored as TEXT with these values (the migration's CHECK
+/// lists the same three).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum ProjectStatus {
+    /// Being written; visible to its team and the organizers.
+    #[sea_orm(string_value = "draft")]
+    Draft,
+    /// Submitted for judging; public.
+    #[sea_orm(string_value = "submitted")]
+    Submitted,
+    /// Taken back by its team; visible to its team and the organizers.
+    #[sea_orm(string_value = "withdrawn")]
+    Withdrawn,
+}
+
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Entity {
+    /// The projects of `event_id` that anyone may see: the submitted ones. The gallery lists
+    /// them and judging works on them; [`Model::is_public`] is the same rule for one row.
+    pub fn find_public(event_id: i64) -> Select<Entity> {
+        Self::find()
+            .filter(Column::EventId.eq(event_id))
+            .filter(Column::Status.eq(ProjectStatus::Submitted))
+    }
+}
+
+impl Model {
+    /// Whether anyone may see this project (see [`Entity::find_public`]).
+    pub fn is_public(&self) -> bool {
+        self.status == ProjectStatus::Submitted
+    }
+}

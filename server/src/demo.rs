@@ -15,6 +15,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use entity::event;
+use entity::project::ProjectStatus;
+use sea_orm::ActiveEnum;
 use serde_json::{Value, json};
 
 use crate::crypto::signing::Signer25519;
@@ -60,7 +62,7 @@ pub struct Seeded {
     pub judging: event::Model,
     pub finals: event::Model,
     /// (email, role, password) of each demo account.
-    pub accounts: Vec<(&'static str, &'static str, String)>,
+    pub accounts: Vec<(&'static str, String, String)>,
 }
 
 /// Seeds the demo: imports both events, creates the demo accounts, then calibrates and
@@ -265,6 +267,11 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
     let projects = (0..HACK.teams)
         .map(|t| {
             let submitted = t < 6;
+            let status = if submitted {
+                ProjectStatus::Submitted
+            } else {
+                ProjectStatus::Draft
+            };
             json!({
                 "external_id": format!("prj_{:02}", t + 1),
                 "team": HACK.team_id(t),
@@ -275,7 +282,7 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
                 "repo_url": format!("https://git.example.org/demo/prj_{:02}", t + 1),
                 "demo_url": "",
                 "tags": ["demo"],
-                "status": if submitted { "submitted" } else { "draft" },
+                "status": status.to_value(),
                 "submitted_at": if submitted { Some(iso(open + Duration::hours(6 + t as i64))) } else { None },
             })
         })
@@ -369,7 +376,7 @@ pub fn finished_fixture(now: DateTime<Utc>) -> Value {
                 "repo_url": format!("https://git.example.org/finals/fprj_{:02}", t + 1),
                 "demo_url": "",
                 "tags": [],
-                "status": "submitted",
+                "status": ProjectStatus::Submitted.to_value(),
                 "submitted_at": iso(open + Duration::hours(30 + t as i64)),
             })
         })
@@ -429,7 +436,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     event: &event::Model,
     judging: &event::Model,
     finished: &event::Model,
-) -> AppResult<Vec<(&'static str, &'static str, String)>> {
+) -> AppResult<Vec<(&'static str, String, String)>> {
     use crate::domain::{Role, events::insert_membership, teams::insert_member};
     use entity::{team, user};
     use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
@@ -481,7 +488,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
                 insert_member(txn, &t, u.id).await?;
             }
         }
-        out.push((email, role.as_str(), pass));
+        out.push((email, role.to_value(), pass));
     }
     crate::audit::append(
         txn,

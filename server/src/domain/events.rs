@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use entity::{event, membership, team_member, track};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
-    PaginatorTrait, QueryFilter,
+    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
+    IntoActiveModel, PaginatorTrait, QueryFilter,
 };
 use serde_json::json;
 
@@ -231,7 +231,7 @@ pub async fn insert_membership<C: ConnectionTrait>(
         public_id: Set(public_id("mem")),
         user_id: Set(user_id),
         event_id: Set(event_id),
-        role: Set(role.as_str().to_owned()),
+        role: Set(role),
         external_id: Set(external_id),
         judge_tracks: Set(judge_tracks.to_owned()),
         created_at: Set(now()),
@@ -247,10 +247,8 @@ async fn find_membership<C: ConnectionTrait>(
     event_id: i64,
     role: Role,
 ) -> AppResult<Option<membership::Model>> {
-    Ok(membership::Entity::find()
+    Ok(membership::Entity::find_in_role(event_id, role)
         .filter(membership::Column::UserId.eq(user_id))
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq(role.as_str()))
         .one(txn)
         .await?)
 }
@@ -316,9 +314,7 @@ pub async fn grant_role<C: ConnectionTrait>(
         return Err(AppError::bad_input("tracks", "only judges cover tracks"));
     }
     if let Some(x) = &external_id
-        && membership::Entity::find()
-            .filter(membership::Column::EventId.eq(e.id))
-            .filter(membership::Column::Role.eq(role.as_str()))
+        && membership::Entity::find_in_role(e.id, role)
             .filter(membership::Column::ExternalId.eq(x))
             .count(txn)
             .await?
@@ -342,7 +338,7 @@ pub async fn grant_role<C: ConnectionTrait>(
         Entry::new("membership.granted", "membership", &m.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
-            .with(json!({ "user": u.public_id, "role": role.as_str() })),
+            .with(json!({ "user": u.public_id, "role": role.to_value() })),
     )
     .await?;
     Ok(m)
@@ -366,11 +362,7 @@ pub async fn revoke_role<C: ConnectionTrait>(
         .await?
         .ok_or(AppError::NotFound("membership"))?;
     if role == Role::Organizer {
-        let organizers = membership::Entity::find()
-            .filter(membership::Column::EventId.eq(e.id))
-            .filter(membership::Column::Role.eq("organizer"))
-            .count(txn)
-            .await?;
+        let organizers = membership::Entity::find_organizers(e.id).count(txn).await?;
         if organizers <= 1 {
             return Err(AppError::conflict(
                 "the last organizer of an event cannot be removed",
@@ -386,7 +378,7 @@ pub async fn revoke_role<C: ConnectionTrait>(
             .in_event(&e.external_id)
             .with(json!({
                 "user": u.public_id,
-                "role": role.as_str(),
+                "role": role.to_value(),
                 "assignments_removed": assignments,
                 "teams_left": teams,
             })),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use entity::{
     assignment, audit_event, event, membership, project, review, team, team_member, track, user,
 };
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveEnum, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::json;
 
 use super::{Actor, json_ids, json_list, require_organizer};
@@ -200,7 +200,7 @@ pub async fn export<C: ConnectionTrait>(
                     vec![
                         m.public_id.clone(),
                         u(m.external_id.clone()),
-                        m.role.clone(),
+                        m.role.to_value(),
                         name(m.user_id),
                         email(m.user_id),
                         tr.join(" "),
@@ -265,7 +265,7 @@ pub async fn export<C: ConnectionTrait>(
                             .get(&p.track_id)
                             .map(|t| t.external_id.clone())
                             .unwrap_or_default(),
-                        p.status.clone(),
+                        p.status.to_value(),
                         u(p.submitted_at.map(|t| t.to_rfc3339())),
                         p.repo_url.clone(),
                         p.demo_url.clone(),
@@ -296,8 +296,8 @@ pub async fn export<C: ConnectionTrait>(
                             a.public_id.clone(),
                             judge(a.judge_id),
                             proj(a.project_id),
-                            a.status.clone(),
-                            a.source.clone(),
+                            a.status.to_value(),
+                            a.source.to_value(),
                             a.created_at.to_rfc3339(),
                         ]
                     })

@@ -8,7 +8,6 @@
 use entity::{criterion, membership};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::Role;
 use crate::error::{AppError, AppResult};
 
 /// The identifier a judge carries in calibration inputs and results: the fixture's external
@@ -32,11 +31,7 @@ pub async fn judges_of_event<C: ConnectionTrait>(
     db: &C,
     event_id: i64,
 ) -> AppResult<Vec<membership::Model>> {
-    Ok(membership::Entity::find()
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
-        .all(db)
-        .await?)
+    Ok(membership::Entity::find_judges(event_id).all(db).await?)
 }
 
 /// The judge membership of `user_id` in `event_id`, if they judge it.
@@ -45,10 +40,8 @@ pub async fn judge_of_user<C: ConnectionTrait>(
     user_id: i64,
     event_id: i64,
 ) -> AppResult<Option<membership::Model>> {
-    Ok(membership::Entity::find()
+    Ok(membership::Entity::find_judges(event_id)
         .filter(membership::Column::UserId.eq(user_id))
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
         .one(db)
         .await?)
 }
@@ -59,9 +52,7 @@ pub async fn find_judge<C: ConnectionTrait>(
     event_id: i64,
     id: &str,
 ) -> AppResult<membership::Model> {
-    membership::Entity::find()
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
+    membership::Entity::find_judges(event_id)
         .filter(
             sea_orm::Condition::any()
                 .add(membership::Column::PublicId.eq(id))

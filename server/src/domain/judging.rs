@@ -6,13 +6,15 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use entity::assignment::{AssignmentSource, AssignmentStatus};
+use entity::project::ProjectStatus;
 use entity::{
     assignment, criterion, event, membership, project, recusal, review, review_revision,
     team_member,
 };
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
-    PaginatorTrait, QueryFilter, QuerySelect,
+    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
+    IntoActiveModel, PaginatorTrait, QueryFilter, QuerySelect,
 };
 use serde_json::json;
 
@@ -167,10 +169,10 @@ pub async fn ineligible<C: ConnectionTrait>(
     judge: &membership::Model,
     p: &project::Model,
 ) -> AppResult<Option<&'static str>> {
-    if p.status != "submitted" {
+    if p.status != ProjectStatus::Submitted {
         return Ok(Some("only submitted projects are assigned"));
     }
-    if judge.role != Role::Judge.as_str() || judge.event_id != p.event_id {
+    if judge.role != Role::Judge || judge.event_id != p.event_id {
         return Ok(Some("this person does not judge this event"));
     }
     let tracks = json_ids(&judge.judge_tracks);
@@ -202,16 +204,16 @@ pub async fn insert_assignment<C: ConnectionTrait>(
     txn: &C,
     judge: &membership::Model,
     p: &project::Model,
-    source: &str,
-    status: &str,
+    source: AssignmentSource,
+    status: AssignmentStatus,
 ) -> AppResult<assignment::Model> {
     Ok(assignment::ActiveModel {
         public_id: Set(public_id("asg")),
         event_id: Set(p.event_id),
         judge_id: Set(judge.id),
         project_id: Set(p.id),
-        status: Set(status.to_owned()),
-        source: Set(source.to_owned()),
+        status: Set(status),
+        source: Set(source),
         created_at: Set(now()),
         ..Default::default()
     }
@@ -248,13 +250,20 @@ pub async fn assign<C: ConnectionTrait>(
             "this judge is already assigned to this project",
         ));
     }
-    let a = insert_assignment(txn, &j, &p, "manual", "pending").await?;
+    let a = insert_assignment(
+        txn,
+        &j,
+        &p,
+        AssignmentSource::Manual,
+        AssignmentStatus::Pending,
+    )
+    .await?;
     audit::append(
         txn,
         Entry::new("assignment.created", "assignment", &a.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
-            .with(json!({ "judge": j.public_id, "project": p.public_id, "source": "manual" })),
+            .with(json!({ "judge": j.public_id, "project": p.public_id, "source": a.source.to_value() })),
     )
     .await?;
     Ok(a)
@@ -345,7 +354,7 @@ pub async fn recuse<C: ConnectionTrait>(
     let changed = assignment::Entity::update_many()
         .col_expr(
             assignment::Column::Status,
-            sea_orm::sea_query::Expr::value("recused"),
+            sea_orm::sea_query::Expr::value(AssignmentStatus::Recused),
         )
         .filter(assignment::Column::JudgeId.eq(j.id))
         .filter(assignment::Column::ProjectId.is_in(projects))
@@ -448,7 +457,7 @@ pub async fn save_review<C: ConnectionTrait>(
         };
     }
     require_judging_open(&e, now())?;
-    if a.status == "recused" {
+    if a.status == AssignmentStatus::Recused {
         return Err(AppError::conflict("this assignment is recused"));
     }
     let comment = comment
@@ -510,9 +519,9 @@ pub async fn save_review<C: ConnectionTrait>(
         }
     };
     insert_revision(txn, &r).await?;
-    if submit && a.status != "done" {
+    if submit && a.status != AssignmentStatus::Done {
         let mut am = a.clone().into_active_model();
-        am.status = Set("done".into());
+        am.status = Set(AssignmentStatus::Done);
         am.update(txn).await?;
     }
     let action = if submit {
@@ -592,15 +601,13 @@ pub async fn progress<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult
         ..Default::default()
     };
     for a in &rows {
-        match a.status.as_str() {
-            "done" => p.done += 1,
-            "recused" => p.recused += 1,
-            _ => p.pending += 1,
+        match a.status {
+            AssignmentStatus::Done => p.done += 1,
+            AssignmentStatus::Recused => p.recused += 1,
+            AssignmentStatus::Pending => p.pending += 1,
         }
     }
-    let submitted: Vec<i64> = project::Entity::find()
-        .filter(project::Column::EventId.eq(e.id))
-        .filter(project::Column::Status.eq("submitted"))
+    let submitted: Vec<i64> = project::Entity::find_public(e.id)
         .select_only()
         .column(project::Column::Id)
         .into_tuple()
@@ -614,7 +621,7 @@ pub async fn progress<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult
     let mut counts: std::collections::HashMap<i64, i32> = std::collections::HashMap::new();
     for r in reviewed.iter().filter(|r| {
         rows.iter()
-            .any(|a| a.id == r.assignment_id && a.status != "recused")
+            .any(|a| a.id == r.assignment_id && a.status != AssignmentStatus::Recused)
     }) {
         *counts.entry(r.project_id).or_default() += 1;
     }
@@ -641,14 +648,8 @@ struct PlannerInput {
 /// Reads [`PlannerInput`] for `auto_assign`, inside its transaction.
 async fn planner_input<C: ConnectionTrait>(txn: &C, e: &event::Model) -> AppResult<PlannerInput> {
     use crate::planner::{PlanJudge, PlanProject};
-    let judges = membership::Entity::find()
-        .filter(membership::Column::EventId.eq(e.id))
-        .filter(membership::Column::Role.eq(Role::Judge.as_str()))
-        .all(txn)
-        .await?;
-    let projects: Vec<project::Model> = project::Entity::find()
-        .filter(project::Column::EventId.eq(e.id))
-        .filter(project::Column::Status.eq("submitted"))
+    let judges = membership::Entity::find_judges(e.id).all(txn).await?;
+    let projects: Vec<project::Model> = project::Entity::find_public(e.id)
         .filter(project::Column::DuplicateOf.is_null())
         .all(txn)
         .await?;
@@ -674,7 +675,7 @@ async fn planner_input<C: ConnectionTrait>(txn: &C, e: &event::Model) -> AppResu
             team: p.team_id.to_string(),
             existing: assignments
                 .iter()
-                .filter(|a| a.project_id == p.id && a.status != "recused")
+                .filter(|a| a.project_id == p.id && a.status != AssignmentStatus::Recused)
                 .filter_map(|a| key_of.get(&a.judge_id).cloned())
                 .collect(),
         })
@@ -699,7 +700,7 @@ async fn planner_input<C: ConnectionTrait>(txn: &C, e: &event::Model) -> AppResu
                 .collect(),
             load: assignments
                 .iter()
-                .filter(|a| a.judge_id == j.id && a.status != "recused")
+                .filter(|a| a.judge_id == j.id && a.status != AssignmentStatus::Recused)
                 .count(),
         })
         .collect();
@@ -767,7 +768,14 @@ pub async fn auto_assign<C: ConnectionTrait>(
                 "planner proposed an ineligible pair ({judge}, {project}): {why}"
             )));
         }
-        insert_assignment(txn, j, pr, "auto", "pending").await?;
+        insert_assignment(
+            txn,
+            j,
+            pr,
+            AssignmentSource::Auto,
+            AssignmentStatus::Pending,
+        )
+        .await?;
         written.push(json!([judge, project]));
     }
     let n = written.len();

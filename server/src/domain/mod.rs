@@ -26,34 +26,7 @@ pub fn now() -> DateTime<Utc> {
     Utc::now()
 }
 
-/// A person's role in one event. Roles are per event; the only global role is site admin.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, async_graphql::Enum)]
-pub enum Role {
-    /// Takes part: creates or joins a team and works on its projects.
-    Participant,
-    /// Reviews and scores the projects assigned to them.
-    Judge,
-    /// Runs the event: its settings, rubric, judges, assignments, calibration and results.
-    Organizer,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Participant => "participant",
-            Role::Judge => "judge",
-            Role::Organizer => "organizer",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Role> {
-        match s {
-            "participant" => Some(Role::Participant),
-            "judge" => Some(Role::Judge),
-            "organizer" => Some(Role::Organizer),
-            _ => None,
-        }
-    }
-}
+pub use entity::membership::Role;
 
 /// What one user may do where: their roles per event and their team per event. Loaded from
 /// membership rows only, never from request arguments.
@@ -78,9 +51,7 @@ impl Access {
             .all(db)
             .await?;
         for m in rows {
-            if let Some(role) = Role::parse(&m.role) {
-                access.roles.entry(m.event_id).or_default().push(role);
-            }
+            access.roles.entry(m.event_id).or_default().push(m.role);
         }
         let teams = team_member::Entity::find()
             .filter(team_member::Column::UserId.eq(user.id))
@@ -111,9 +82,7 @@ impl Access {
     /// Can this user see `p` at all? Submitted projects are public; drafts and withdrawn
     /// projects belong to their team and the organizers.
     pub fn can_see_project(&self, p: &project::Model) -> bool {
-        p.status == "submitted"
-            || self.on_team(p.event_id, p.team_id)
-            || self.is_organizer(p.event_id)
+        p.is_public() || self.on_team(p.event_id, p.team_id) || self.is_organizer(p.event_id)
     }
 }
 
@@ -140,7 +109,7 @@ pub async fn roles_in<C: ConnectionTrait>(
         .filter(membership::Column::EventId.eq(event_id))
         .all(db)
         .await?;
-    Ok(rows.iter().filter_map(|m| Role::parse(&m.role)).collect())
+    Ok(rows.iter().map(|m| m.role).collect())
 }
 
 /// Refuses unless `actor` organizes `event` (or is a site admin).

@@ -1,7 +1,10 @@
 //! Projects: drafted, edited and submitted by their team inside the submission window.
 
+use entity::project::ProjectStatus;
 use entity::{event, project};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, IntoActiveModel};
+use sea_orm::{
+    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, IntoActiveModel,
+};
 use serde_json::json;
 
 use super::{Access, Actor, now, require_submissions_open, validate};
@@ -115,7 +118,7 @@ pub async fn create_project<C: ConnectionTrait>(
         repo_url: Set(String::new()),
         demo_url: Set(String::new()),
         tags: Set("[]".into()),
-        status: Set("draft".into()),
+        status: Set(ProjectStatus::Draft),
         submitted_at: Set(None),
         duplicate_of: Set(None),
         created_at: Set(t),
@@ -167,7 +170,7 @@ pub async fn update_project<C: ConnectionTrait>(
     f: ProjectFields,
 ) -> AppResult<project::Model> {
     let (p, e) = for_team_write(txn, actor, id).await?;
-    if p.status == "withdrawn" {
+    if p.status == ProjectStatus::Withdrawn {
         return Err(AppError::conflict(
             "a withdrawn project cannot be edited; submit it again first",
         ));
@@ -192,28 +195,30 @@ async fn set_status<C: ConnectionTrait>(
     txn: &C,
     actor: &Actor,
     id: &str,
-    to: &'static str,
+    to: ProjectStatus,
 ) -> AppResult<project::Model> {
     let (p, e) = for_team_write(txn, actor, id).await?;
-    let from = p.status.clone();
+    let from = p.status;
     let allowed = match to {
-        "submitted" => from != "submitted",
-        _ => from == "submitted",
+        ProjectStatus::Submitted => from != ProjectStatus::Submitted,
+        _ => from == ProjectStatus::Submitted,
     };
     if !allowed {
         return Err(AppError::conflict(format!(
-            "a {from} project cannot become {to}"
+            "a {} project cannot become {}",
+            from.to_value(),
+            to.to_value()
         )));
     }
     let t = now();
     let mut am = p.into_active_model();
-    am.status = Set(to.to_owned());
-    if to == "submitted" {
+    am.status = Set(to);
+    if to == ProjectStatus::Submitted {
         am.submitted_at = Set(Some(t));
     }
     am.updated_at = Set(t);
     let p = am.update(txn).await?;
-    let action = if to == "submitted" {
+    let action = if to == ProjectStatus::Submitted {
         "project.submitted"
     } else {
         "project.withdrawn"
@@ -223,7 +228,7 @@ async fn set_status<C: ConnectionTrait>(
         Entry::new(action, "project", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
-            .with(json!({ "from": from })),
+            .with(json!({ "from": from.to_value() })),
     )
     .await?;
     Ok(p)
@@ -234,7 +239,7 @@ pub async fn submit_project<C: ConnectionTrait>(
     actor: &Actor,
     id: &str,
 ) -> AppResult<project::Model> {
-    set_status(txn, actor, id, "submitted").await
+    set_status(txn, actor, id, ProjectStatus::Submitted).await
 }
 
 /// Withdrawal is a status change, never a delete.
@@ -243,5 +248,5 @@ pub async fn withdraw_project<C: ConnectionTrait>(
     actor: &Actor,
     id: &str,
 ) -> AppResult<project::Model> {
-    set_status(txn, actor, id, "withdrawn").await
+    set_status(txn, actor, id, ProjectStatus::Withdrawn).await
 }

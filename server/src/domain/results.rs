@@ -8,6 +8,8 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use entity::assignment::AssignmentStatus;
+use entity::project::ProjectStatus;
 use entity::{assignment, calibration_run, criterion, event, project, result_publication, review};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
@@ -49,7 +51,7 @@ pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
     let judges = judges_of_event(db, e.id).await?;
     let recused: std::collections::HashSet<i64> = assignment::Entity::find()
         .filter(assignment::Column::EventId.eq(e.id))
-        .filter(assignment::Column::Status.eq("recused"))
+        .filter(assignment::Column::Status.eq(AssignmentStatus::Recused))
         .all(db)
         .await?
         .into_iter()
@@ -73,7 +75,7 @@ pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
                 id: p.external_id.clone(),
                 excluded: if p.duplicate_of.is_some() {
                     Some("duplicate".into())
-                } else if p.status != "submitted" {
+                } else if p.status != ProjectStatus::Submitted {
                     Some("not_submitted".into())
                 } else {
                     None

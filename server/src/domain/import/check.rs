@@ -4,13 +4,26 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::format::{Fixture, FxCriterion};
+use entity::project::ProjectStatus;
+use sea_orm::ActiveEnum;
+
+use super::format::{Fixture, FxCriterion, FxProject};
 use crate::domain::{judging, validate};
 use crate::error::{AppError, AppResult};
 
 /// A refusal of the whole file, naming the row at fault (e.g. `project prj_007: ...`).
 pub(super) fn row_err(row: impl std::fmt::Display, message: impl std::fmt::Display) -> AppError {
     AppError::bad_input("fixture", format!("{row}: {message}"))
+}
+
+/// A fixture project's status, which the file spells as the database stores it.
+pub(super) fn status_of(p: &FxProject) -> AppResult<ProjectStatus> {
+    ProjectStatus::try_from_value(&p.status).map_err(|_| {
+        row_err(
+            format!("project {}", p.external_id),
+            format!("unknown status {:?}", p.status),
+        )
+    })
 }
 
 fn unique<'a>(kind: &str, ids: impl Iterator<Item = &'a str>) -> AppResult<()> {
@@ -107,7 +120,7 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
             }
         }
     }
-    let mut project_status: HashMap<&str, &str> = HashMap::new();
+    let mut project_status: HashMap<&str, ProjectStatus> = HashMap::new();
     for p in &f.projects {
         let r = format!("project {}", p.external_id);
         if !teams.contains(p.team.as_str()) {
@@ -124,15 +137,19 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
         validate::url("repo_url", &p.repo_url).map_err(|m| row_err(&r, m))?;
         validate::url("demo_url", &p.demo_url).map_err(|m| row_err(&r, m))?;
         validate::tags("tags", &p.tags).map_err(|m| row_err(&r, m))?;
-        match (p.status.as_str(), p.submitted_at) {
-            ("submitted", Some(_)) | ("draft", None) | ("withdrawn", _) => {}
-            ("submitted", None) => {
+        let status = status_of(p)?;
+        match (status, p.submitted_at) {
+            (ProjectStatus::Submitted, Some(_))
+            | (ProjectStatus::Draft, None)
+            | (ProjectStatus::Withdrawn, _) => {}
+            (ProjectStatus::Submitted, None) => {
                 return Err(row_err(&r, "a submitted project needs submitted_at"));
             }
-            ("draft", Some(_)) => return Err(row_err(&r, "a draft has no submitted_at")),
-            (s, _) => return Err(row_err(&r, format!("unknown status {s:?}"))),
+            (ProjectStatus::Draft, Some(_)) => {
+                return Err(row_err(&r, "a draft has no submitted_at"));
+            }
         }
-        project_status.insert(p.external_id.as_str(), p.status.as_str());
+        project_status.insert(p.external_id.as_str(), status);
     }
     let criteria: HashMap<&str, &FxCriterion> =
         f.criteria.iter().map(|c| (c.key.as_str(), c)).collect();

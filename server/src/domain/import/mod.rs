@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use entity::assignment::{AssignmentSource, AssignmentStatus};
 use entity::{
     assignment, criterion, event, membership, project, review, team, team_member, track, user,
 };
@@ -179,7 +180,7 @@ pub async fn import<C: ConnectionTrait>(
     let has_role = |uid: i64, role: Role| {
         memberships
             .iter()
-            .any(|m| m.user_id == uid && m.role == role.as_str())
+            .any(|m| m.user_id == uid && m.role == role)
     };
     let members_now = team_member::Entity::find()
         .filter(team_member::Column::EventId.eq(ev.id))
@@ -225,7 +226,7 @@ pub async fn import<C: ConnectionTrait>(
         .collect();
     let judge_users: HashSet<i64> = memberships
         .iter()
-        .filter(|m| m.role == "judge")
+        .filter(|m| m.role == Role::Judge)
         .map(|m| m.user_id)
         .chain(f.judges.iter().map(|j| user_ids[j.person.as_str()]))
         .collect();
@@ -303,7 +304,7 @@ pub async fn import<C: ConnectionTrait>(
             repo_url: Set(validate::url("repo_url", &p.repo_url)?),
             demo_url: Set(validate::url("demo_url", &p.demo_url)?),
             tags: Set(serde_json::to_string(&tags).unwrap_or_else(|_| "[]".into())),
-            status: Set(p.status.clone()),
+            status: Set(check::status_of(p)?),
             submitted_at: Set(p.submitted_at),
             duplicate_of: Set(None),
             created_at: Set(t0),
@@ -389,7 +390,14 @@ async fn import_judging<C: ConnectionTrait>(
         if existing.contains(&(judge.id, p.id)) {
             continue;
         }
-        let a = judging::insert_assignment(txn, judge, p, "import", "done").await?;
+        let a = judging::insert_assignment(
+            txn,
+            judge,
+            p,
+            AssignmentSource::Import,
+            AssignmentStatus::Done,
+        )
+        .await?;
         let scores: std::collections::BTreeMap<&String, &i64> = rv.scores.iter().collect();
         let at = rv.submitted_at.unwrap_or(t0);
         let r = review::ActiveModel {

@@ -3,17 +3,19 @@
 
 use async_graphql::{Context, ID, InputObject, Json, Object};
 use chrono::{DateTime, Utc};
+use entity::membership;
+use sea_orm::ActiveEnum;
 use serde::Serialize;
 use serde_json::json;
 
 use super::write::{begin, commit, event_of, idempotent};
 use crate::domain::events::{self, EventFields};
 use crate::domain::idempotency::Key;
-use crate::domain::{Role, import, teams};
+use crate::domain::{import, teams};
 use crate::error::AppError;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::event::{Event, ImportReport, Team, Track};
-use crate::graphql::object::user::Membership;
+use crate::graphql::object::user::{Membership, Role};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Input of `createEvent`.
@@ -203,6 +205,7 @@ impl EventMutation {
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<Membership> {
         let actor = ctx.actor()?;
+        let role = membership::Role::from(role);
         let tracks: Vec<String> = tracks
             .unwrap_or_default()
             .into_iter()
@@ -211,7 +214,7 @@ impl EventMutation {
         let key = Key::new(
             idempotency_key,
             "grantRole",
-            &json!({ "event": event, "email": email, "role": role.as_str(), "externalId": external_id, "tracks": tracks }),
+            &json!({ "event": event, "email": email, "role": role.to_value(), "externalId": external_id, "tracks": tracks }),
         )
         .gql(ctx)?;
         let e = event_of(ctx, &event).await?;
@@ -239,10 +242,11 @@ impl EventMutation {
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
+        let role = membership::Role::from(role);
         let key = Key::new(
             idempotency_key,
             "revokeRole",
-            &json!({ "event": event, "email": email, "role": role.as_str() }),
+            &json!({ "event": event, "email": email, "role": role.to_value() }),
         )
         .gql(ctx)?;
         let e = event_of(ctx, &event).await?;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use async_graphql::{Context, Enum, ID, Json, Object};
 use chrono::{DateTime, Utc};
+use entity::assignment::AssignmentStatus;
 use entity::{
     assignment, audit_event, calibration_run, event, membership, project, recusal,
     result_publication, team, track,
@@ -18,8 +19,7 @@ use super::project::Project;
 use super::results::{
     CalibrationRun, Leaderboard, PublishedResults, ResultPublication, latest_publication,
 };
-use super::user::{Membership, User};
-use crate::domain::Role;
+use super::user::{Membership, Role, User};
 use crate::error::AppError;
 use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -165,9 +165,7 @@ impl Event {
         #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Project>> {
-        let mut q = project::Entity::find()
-            .filter(project::Column::EventId.eq(self.0.id))
-            .filter(project::Column::Status.eq("submitted"));
+        let mut q = project::Entity::find_public(self.0.id);
         if let Some(t) = track {
             let tr = crate::domain::find_track(&ctx.db().conn, &t, Some(self.0.id))
                 .await
@@ -194,7 +192,7 @@ impl Event {
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
         Ok([Role::Participant, Role::Judge, Role::Organizer]
             .into_iter()
-            .filter(|r| access.has(self.0.id, *r))
+            .filter(|r| access.has(self.0.id, (*r).into()))
             .collect())
     }
     /// Everyone holding a role here (organizers only).
@@ -210,7 +208,7 @@ impl Event {
     ) -> async_graphql::Result<Page<Membership>> {
         let mut q = membership::Entity::find().filter(membership::Column::EventId.eq(self.0.id));
         if let Some(r) = role {
-            q = q.filter(membership::Column::Role.eq(r.as_str()));
+            q = q.filter(membership::Column::Role.eq(membership::Role::from(r)));
         }
         page(
             ctx,
@@ -278,9 +276,15 @@ impl Event {
         let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
             .await
             .gql(ctx)?;
-        let active: Vec<_> = rows.iter().filter(|a| a.status != "recused").collect();
+        let active: Vec<_> = rows
+            .iter()
+            .filter(|a| a.status != AssignmentStatus::Recused)
+            .collect();
         Ok(AssignmentProgress {
-            done: active.iter().filter(|a| a.status == "done").count() as i32,
+            done: active
+                .iter()
+                .filter(|a| a.status == AssignmentStatus::Done)
+                .count() as i32,
             total: active.len() as i32,
         })
     }
@@ -296,7 +300,7 @@ impl Event {
             .gql(ctx)?;
         Ok(rows
             .into_iter()
-            .find(|a| a.status == "pending")
+            .find(|a| a.status == AssignmentStatus::Pending)
             .map(|row| Assignment {
                 row,
                 judge_user: actor.user.id,
@@ -312,9 +316,7 @@ impl Event {
         #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Assignment>> {
-        let judges: HashMap<i64, i64> = membership::Entity::find()
-            .filter(membership::Column::EventId.eq(self.0.id))
-            .filter(membership::Column::Role.eq("judge"))
+        let judges: HashMap<i64, i64> = membership::Entity::find_judges(self.0.id)
             .all(&ctx.db().conn)
             .await
             .gql(ctx)?

@@ -4,6 +4,7 @@
 use async_graphql::{Context, ID, Object, SimpleObject};
 use chrono::{DateTime, Utc};
 use entity::{assignment, criterion, recusal, review};
+use sea_orm::ActiveEnum;
 
 use super::event::Team;
 use super::project::Project;
@@ -144,12 +145,12 @@ impl Assignment {
         .map(Membership)
     }
     /// `pending`, `done` or `recused`.
-    async fn status(&self) -> &str {
-        &self.row.status
+    async fn status(&self) -> String {
+        self.row.status.to_value()
     }
     /// `import`, `auto` or `manual`.
-    async fn source(&self) -> &str {
-        &self.row.source
+    async fn source(&self) -> String {
+        self.row.source.to_value()
     }
     /// The review, once the judge has started it.
     async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {

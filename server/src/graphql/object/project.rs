@@ -40,6 +40,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
 
 /// Where a project is in its life.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "project::ProjectStatus")]
 pub enum ProjectStatus {
     /// Being written; visible to its team and the organizers.
     Draft,
@@ -47,16 +48,6 @@ pub enum ProjectStatus {
     Submitted,
     /// Taken back by its team; visible to its team and the organizers.
     Withdrawn,
-}
-
-impl ProjectStatus {
-    fn of(s: &str) -> ProjectStatus {
-        match s {
-            "submitted" => ProjectStatus::Submitted,
-            "withdrawn" => ProjectStatus::Withdrawn,
-            _ => ProjectStatus::Draft,
-        }
-    }
 }
 
 /// A project submitted (or being written) for an event.
@@ -67,7 +58,7 @@ impl Project {
         Scope {
             event: Some(self.0.event_id),
             team: Some(self.0.team_id),
-            public: self.0.status == "submitted",
+            public: self.0.is_public(),
             user: None,
         }
     }
@@ -115,7 +106,7 @@ impl Project {
     }
     /// Where the project is in its life: DRAFT, SUBMITTED or WITHDRAWN.
     async fn status(&self) -> ProjectStatus {
-        ProjectStatus::of(&self.0.status)
+        self.0.status.into()
     }
     /// When it was last submitted: set for SUBMITTED projects, kept for WITHDRAWN ones,
     /// null for drafts.

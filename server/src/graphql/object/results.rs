@@ -95,9 +95,7 @@ async fn lookup(ctx: &Context<'_>, event_id: i64) -> async_graphql::Result<Looku
         .all(db)
         .await
         .gql(ctx)?;
-    let judges = membership::Entity::find()
-        .filter(membership::Column::EventId.eq(event_id))
-        .filter(membership::Column::Role.eq("judge"))
+    let judges = membership::Entity::find_judges(event_id)
         .all(db)
         .await
         .gql(ctx)?;

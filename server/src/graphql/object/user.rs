@@ -1,13 +1,13 @@
 //! People and their standing: a user, the signed-in viewer, sessions, API tokens, and the
 //! memberships (roles) a user holds in events. Emails are masked field by field.
 
-use async_graphql::{Context, ID, Object};
+use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
 use entity::{api_token, membership, user};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::event::{Event, Track};
-use crate::domain::{Role, json_ids};
+use crate::domain::json_ids;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::loaders::{EventId, LoadersExt, TrackId, UserId, many, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
@@ -83,6 +83,18 @@ impl User {
     }
 }
 
+/// A person's role in one event. Roles are per event; the only global role is site admin.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "membership::Role")]
+pub enum Role {
+    /// Takes part: creates or joins a team and works on its projects.
+    Participant,
+    /// Reviews and scores the projects assigned to them.
+    Judge,
+    /// Runs the event: its settings, rubric, judges, assignments, calibration and results.
+    Organizer,
+}
+
 /// A person's role in one event.
 pub struct Membership(pub membership::Model);
 
@@ -99,7 +111,7 @@ impl Membership {
     }
     /// The role this membership grants.
     async fn role(&self) -> Role {
-        Role::parse(&self.0.role).unwrap_or(Role::Participant)
+        self.0.role.into()
     }
     /// The event the role is held in.
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {

@@ -18,6 +18,7 @@ e2e! {
     bad_project_input_names_the_field,
     bad_account_and_event_input,
     malformed_requests_are_graphql_errors,
+    invisible_formatting_is_refused_in_single_line_text,
 }
 
 async fn bad_project_input_names_the_field(app: App) {
@@ -221,4 +222,53 @@ async fn malformed_requests_are_graphql_errors(app: App) {
     // The server is still healthy.
     let r = app.gql("{ __typename }", json!({})).await;
     assert_eq!(data(&r)["__typename"], "Query");
+}
+
+async fn invisible_formatting_is_refused_in_single_line_text(app: App) {
+    let s = app.scenario().await;
+    let audit = app.audit_head().await;
+    let create =
+        "mutation($e: String!, $i: ProjectInput!) { createProject(event: $e, input: $i) { id } }";
+    let update =
+        "mutation($id: ID!, $i: ProjectInput!) { updateProject(id: $id, input: $i) { id } }";
+    // A right-to-left override makes "Good project<RLO>gnp.exe" read as "Good projectexe.png".
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            create,
+            json!({ "e": s.event_a, "i": { "title": "Good project\u{202E}gnp.exe", "track": s.track_a } }),
+        )
+        .await;
+    assert_bad_input(&r, &["title"]);
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            update,
+            json!({ "id": s.draft, "i": { "tagline": "\u{2067}isolated\u{2069}" } }),
+        )
+        .await;
+    assert_bad_input(&r, &["tagline"]);
+    let r = app
+        .gql_as(
+            &s.organizer_a,
+            "mutation($e: String!, $n: String!) { createTrack(event: $e, name: $n) { id } }",
+            json!({ "e": s.event_a, "n": "Track\u{200B}A1" }),
+        )
+        .await;
+    assert_bad_input(&r, &["name"]);
+    let r = app
+        .gql(
+            "mutation($e: String!, $p: String!, $n: String!) { signUp(email: $e, password: $p, displayName: $n) { token } }",
+            json!({ "e": format!("rlo-{}@example.org", crate::harness::unique()), "p": crate::harness::PASSWORD, "n": "Admin\u{202E}" }),
+        )
+        .await;
+    assert_bad_input(&r, &["displayName"]);
+    assert_eq!(app.audit_head().await, audit, "refusals write nothing");
+    // Joiners are text, not formatting: an emoji family in a title is kept.
+    app.ok(
+        Some(&s.participant_a),
+        update,
+        json!({ "id": s.draft, "i": { "title": "Family \u{1F468}\u{200D}\u{1F469}" } }),
+    )
+    .await;
 }

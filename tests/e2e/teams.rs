@@ -29,6 +29,7 @@ async fn team_members(app: &App, admin: &str, event: &str, team: &str) -> Vec<Va
 e2e! {
     concurrent_joins_fill_the_team_exactly,
     one_team_per_participant_per_event,
+    teams_are_frozen_after_the_deadline,
 }
 
 async fn concurrent_joins_fill_the_team_exactly(app: App) {
@@ -158,4 +159,45 @@ async fn one_team_per_participant_per_event(app: App) {
         )
         .await;
     assert_eq!(str_at(&d, "/event/myTeam/id"), team_b);
+}
+
+async fn teams_are_frozen_after_the_deadline(app: App) {
+    // An imported event whose submission deadline has passed.
+    let admin = app.site_admin().await;
+    let tag = crate::harness::unique();
+    app.ok(
+        Some(&admin),
+        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+        json!({ "f": crate::harness::tiny_fixture(&tag) }),
+    )
+    .await;
+    let slug = format!("tiny-{tag}");
+    let teams = app
+        .ok(
+            Some(&admin),
+            "query($e: String!) { event(slug: $e) { teams(first: 10) { edges { node { inviteCode } } } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    let code = teams["event"]["teams"]["edges"][0]["node"]["inviteCode"]
+        .as_str()
+        .expect("the organizer reads the invite code")
+        .to_owned();
+    let late = app.sign_up(&format!("late-{tag}@example.org")).await;
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!, $m: String!) { grantRole(event: $e, email: $m, role: PARTICIPANT) { id } }",
+        json!({ "e": slug, "m": format!("late-{tag}@example.org") }),
+    )
+    .await;
+    let head = app.audit_head().await;
+    let r = app
+        .gql_as(
+            &late,
+            "mutation($c: String!) { joinTeam(inviteCode: $c) { id } }",
+            json!({ "c": code }),
+        )
+        .await;
+    crate::harness::assert_code(&r, "WINDOW_CLOSED");
+    assert_eq!(app.audit_head().await, head, "a refusal writes nothing");
 }

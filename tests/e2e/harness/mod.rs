@@ -26,7 +26,7 @@ mod scenario;
 mod ws;
 
 pub use db::{Backend, TestDb, unique};
-pub use fixture::{fixture_path, load_fixture, tiny_fixture};
+pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
 pub use process::App;
 pub use scenario::{CALLERS, Caller, Scenario};

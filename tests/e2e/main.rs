@@ -17,4 +17,5 @@ mod limits;
 mod scripting;
 mod subscription;
 mod teams;
+mod websocket;
 mod windows;

@@ -100,6 +100,14 @@ pub struct Limits {
         default_value_t = Limits::default().rate_limit_burst
     )]
     pub rate_limit_burst: u32,
+    /// Operations in flight on one websocket connection (subscriptions, and queries or
+    /// mutations until they are answered); more are refused.
+    #[arg(
+        long,
+        env = "VERDICT_MAX_SUBSCRIPTIONS",
+        default_value_t = Limits::default().max_subscriptions
+    )]
+    pub max_subscriptions: usize,
     /// Failed log-ins allowed per email and per address within 15 minutes.
     #[arg(long, env = "VERDICT_LOGIN_ATTEMPTS", default_value_t = Limits::default().login_attempts)]
     pub login_attempts: i32,
@@ -146,6 +154,7 @@ impl Default for Limits {
             request_timeout_secs: 30,
             rate_limit_per_second: 20,
             rate_limit_burst: 100,
+            max_subscriptions: 20,
             login_attempts: 10,
             loader_batch_ms: 1,
             trusted_proxies: vec![],

@@ -364,7 +364,7 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         tls_cookies: cfg.tls_cookies,
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
-    let router = http::router(http::AppState { schema, services });
+    let router = http::router(http::AppState::new(schema, services));
     let listener = tokio::net::TcpListener::bind(cfg.addr)
         .await
         .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;

@@ -22,4 +22,5 @@ mod scripting;
 mod subscription;
 mod teams;
 mod throttle;
+mod websocket;
 mod windows;

@@ -315,6 +315,29 @@ pub async fn authenticate(
     Ok(user.map(|u| (u, found.1)))
 }
 
+/// Whether a credential found by [`authenticate`] still holds: the session is neither
+/// revoked nor expired, the API token is not revoked. Long-lived connections ask this
+/// before each operation and each subscription message (one statement).
+pub async fn still_valid<C: ConnectionTrait>(db: &C, credential: &Credential) -> AppResult<bool> {
+    use sea_orm::PaginatorTrait;
+    let live = match credential {
+        Credential::Session { id } => {
+            session::Entity::find_by_id(*id)
+                .filter(session::Column::RevokedAt.is_null())
+                .filter(session::Column::ExpiresAt.gt(now()))
+                .count(db)
+                .await?
+        }
+        Credential::ApiToken { id } => {
+            api_token::Entity::find_by_id(*id)
+                .filter(api_token::Column::RevokedAt.is_null())
+                .count(db)
+                .await?
+        }
+    };
+    Ok(live > 0)
+}
+
 /// Mints a personal API token; the raw token is returned once and never stored.
 pub async fn create_api_token<C: ConnectionTrait>(
     txn: &C,

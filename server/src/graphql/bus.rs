@@ -4,6 +4,8 @@
 
 use tokio::sync::broadcast;
 
+use crate::domain::accounts::Credential;
+
 #[derive(Clone, Debug)]
 pub enum BusEvent {
     ProjectSubmitted {
@@ -18,14 +20,22 @@ pub enum BusEvent {
         event_id: i64,
         publication_id: i64,
     },
+    /// A credential was revoked (`credential`: that one) or a role taken away (`None`: any
+    /// of the user's): the websockets it names are closed (`http::ws`).
+    AccessRevoked {
+        user_id: i64,
+        credential: Option<Credential>,
+    },
 }
 
 impl BusEvent {
-    pub fn event_id(&self) -> i64 {
+    /// The event the change belongs to; `None` for changes of a person's access.
+    pub fn event_id(&self) -> Option<i64> {
         match self {
             BusEvent::ProjectSubmitted { event_id, .. }
             | BusEvent::JudgingChanged { event_id }
-            | BusEvent::ResultsPublished { event_id, .. } => *event_id,
+            | BusEvent::ResultsPublished { event_id, .. } => Some(*event_id),
+            BusEvent::AccessRevoked { .. } => None,
         }
     }
 }

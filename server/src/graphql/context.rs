@@ -10,7 +10,7 @@ use super::bus::Bus;
 use super::error::to_graphql;
 use crate::config::Limits;
 use crate::db::Db;
-use crate::domain::accounts::Credential;
+use crate::domain::accounts::{self, Credential};
 use crate::domain::{Access, Actor};
 use crate::error::{AppError, AppResult};
 
@@ -19,6 +19,9 @@ pub struct RequestCtx {
     pub request_id: String,
     pub client: String,
     pub caller: Option<(user::Model, Credential)>,
+    /// A websocket connection's context, which outlives the moment its credential was
+    /// checked: each operation and subscription message re-checks it ([`Self::recheck`]).
+    long_lived: bool,
     access: Mutex<Option<Arc<Access>>>,
 }
 
@@ -32,8 +35,21 @@ impl RequestCtx {
             request_id,
             client,
             caller,
+            long_lived: false,
             access: Mutex::new(None),
         }
+    }
+
+    /// Marks the context as a websocket connection's (see [`Self::recheck`]).
+    pub fn long_lived(self) -> Self {
+        RequestCtx {
+            long_lived: true,
+            ..self
+        }
+    }
+
+    pub fn is_long_lived(&self) -> bool {
+        self.long_lived
     }
 
     pub fn user(&self) -> Option<&user::Model> {
@@ -57,6 +73,19 @@ impl RequestCtx {
     /// Forgets the cached access after a mutation changed memberships.
     pub async fn refresh(&self) {
         *self.access.lock().await = None;
+    }
+
+    /// For a long-lived context: UNAUTHENTICATED if its credential was revoked or expired
+    /// since it was checked, and otherwise forgets the cached access so that it is loaded
+    /// fresh. An anonymous caller has nothing to re-check.
+    pub async fn recheck(&self, db: &Db) -> AppResult<()> {
+        if let Some((_, credential)) = &self.caller
+            && !accounts::still_valid(&db.conn, credential).await?
+        {
+            return Err(AppError::Unauthenticated);
+        }
+        self.refresh().await;
+        Ok(())
     }
 }
 

@@ -18,7 +18,7 @@ pub mod query;
 pub mod subscription;
 
 pub use context::{RequestCtx, Services};
-use extensions::{QueryLimits, RequestTimeout};
+use extensions::{LiveCredential, QueryLimits, RequestTimeout};
 use loaders::Loaders;
 use mutation::Mutation;
 use query::Query;
@@ -37,6 +37,7 @@ fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
 pub fn schema(services: Services, introspection: bool) -> VerdictSchema {
     let l = &services.limits;
     let mut b = builder()
+        .extension(LiveCredential)
         .extension(RequestTimeout::new(l.request_timeout()))
         .extension(QueryLimits::new(l, introspection))
         .limit_recursive_depth(extensions::MAX_NESTING);

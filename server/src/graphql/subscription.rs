@@ -1,4 +1,7 @@
-//! The subscription root: streams fed by the in-process bus, after commits.
+//! The subscription root: streams fed by the in-process bus, after commits. A running
+//! subscription re-checks its caller before each message ([`Watch`]).
+
+use std::sync::Arc;
 
 use async_graphql::{Context, Subscription};
 use entity::project;
@@ -7,7 +10,7 @@ use sea_orm::EntityTrait;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::bus::BusEvent;
-use super::context::CtxExt;
+use super::context::{CtxExt, RequestCtx};
 use super::error::to_graphql;
 use super::object::judging::JudgingProgress;
 use super::object::project::Project;
@@ -43,7 +46,8 @@ impl Subscription {
         let e = crate::domain::event_by_slug(&services.db.conn, &event)
             .await
             .map_err(|e| ctx.err(e))?;
-        Ok(follow(services, e.id, |services, ev| async move {
+        let watch = Watch::caller(ctx);
+        Ok(follow(services, e.id, watch, |services, ev| async move {
             let BusEvent::ProjectSubmitted { project_id, .. } = ev else {
                 return None;
             };
@@ -70,7 +74,8 @@ impl Subscription {
         let e = crate::domain::event_by_slug(&services.db.conn, &event)
             .await
             .map_err(|e| ctx.err(e))?;
-        Ok(follow(services, e.id, |services, ev| async move {
+        let watch = Watch::caller(ctx);
+        Ok(follow(services, e.id, watch, |services, ev| async move {
             let BusEvent::ResultsPublished { publication_id, .. } = ev else {
                 return None;
             };
@@ -105,7 +110,8 @@ impl Subscription {
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<JudgingProgress>> + use<>>
     {
         let (services, e) = organizer_event(ctx, &event).await?;
-        Ok(follow(services, e.id, move |services, ev| {
+        let watch = Watch::organizer(ctx, e.id);
+        Ok(follow(services, e.id, watch, move |services, ev| {
             let e = e.clone();
             async move {
                 let BusEvent::JudgingChanged { .. } = ev else {
@@ -129,7 +135,8 @@ impl Subscription {
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Leaderboard>> + use<>> {
         let (services, e) = organizer_event(ctx, &event).await?;
-        Ok(follow(services, e.id, move |services, ev| {
+        let watch = Watch::organizer(ctx, e.id);
+        Ok(follow(services, e.id, watch, move |services, ev| {
             let e = e.clone();
             async move {
                 let BusEvent::JudgingChanged { .. } = ev else {
@@ -168,11 +175,61 @@ async fn organizer_event(
     Ok((services, e))
 }
 
-/// A stream of the bus events of one event, each mapped by `f` (None skips it). A lagging
-/// subscriber receives an error saying how much it missed, never silence.
+/// What a running subscription re-checks before each message it sends: that the
+/// connection's credential is still live and, for organizer-only subscriptions, that the
+/// caller still organizes the event, from access loaded fresh. Within one process a
+/// revocation also closes the connection (`http::ws`); across several processes sharing a
+/// database, these checks are what holds.
+struct Watch {
+    rc: Option<Arc<RequestCtx>>,
+    organizers_of: Option<i64>,
+}
+
+impl Watch {
+    /// For a public subscription: the credential only.
+    fn caller(ctx: &Context<'_>) -> Watch {
+        Watch {
+            rc: ctx.data_opt::<Arc<RequestCtx>>().cloned(),
+            organizers_of: None,
+        }
+    }
+
+    /// For an organizer-only subscription of the event.
+    fn organizer(ctx: &Context<'_>, event_id: i64) -> Watch {
+        Watch {
+            organizers_of: Some(event_id),
+            ..Watch::caller(ctx)
+        }
+    }
+
+    async fn check(&self, services: &super::Services) -> async_graphql::Result<()> {
+        let Some(rc) = &self.rc else {
+            return match self.organizers_of {
+                None => Ok(()),
+                Some(_) => Err(to_graphql(AppError::Unauthenticated, "subscription")),
+            };
+        };
+        let refused = |e| to_graphql(e, &rc.request_id);
+        rc.recheck(&services.db).await.map_err(refused)?;
+        if let Some(event_id) = self.organizers_of {
+            let access = rc.access(&services.db).await.map_err(refused)?;
+            if !access.is_organizer(event_id) {
+                return Err(refused(AppError::forbidden(
+                    "only the event's organizers may follow this",
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A stream of the bus events of one event, each mapped by `f` (None skips it). Before each
+/// message, `watch` is checked; when it fails the subscriber gets that error and the stream
+/// ends. A lagging subscriber receives an error saying how much it missed, never silence.
 fn follow<T, F, Fut>(
     services: super::Services,
     event_id: i64,
+    watch: Watch,
     f: F,
 ) -> impl Stream<Item = async_graphql::Result<T>> + use<T, F, Fut>
 where
@@ -181,20 +238,27 @@ where
     Fut: std::future::Future<Output = Option<async_graphql::Result<T>>> + Send,
 {
     let rx = services.bus.subscribe();
-    futures_util::stream::unfold((rx, services, f), move |(mut rx, services, f)| async move {
+    let state = Some((rx, services, watch, f));
+    futures_util::stream::unfold(state, move |state| async move {
+        let (mut rx, services, watch, f) = state?;
         loop {
             let item = match rx.recv().await {
-                Ok(ev) if ev.event_id() == event_id => match f(services.clone(), ev).await {
-                    Some(item) => item,
-                    None => continue,
-                },
+                Ok(ev) if ev.event_id() == Some(event_id) => {
+                    if let Err(refused) = watch.check(&services).await {
+                        return Some((Err(refused), None));
+                    }
+                    match f(services.clone(), ev).await {
+                        Some(item) => item,
+                        None => continue,
+                    }
+                }
                 Ok(_) => continue,
                 Err(RecvError::Lagged(n)) => Err(async_graphql::Error::new(format!(
                     "this subscriber fell behind and missed {n} messages; resubscribe"
                 ))),
                 Err(RecvError::Closed) => return None,
             };
-            return Some((item, (rx, services, f)));
+            return Some((item, Some((rx, services, watch, f))));
         }
     })
 }

@@ -1,5 +1,5 @@
-//! The `/graphql` handlers: POST (queries and mutations, batches), GET (queries only; the
-//! playground without a `query`), and the websocket for subscriptions.
+//! The `/graphql` handlers: POST (queries and mutations, batches) and GET (queries only;
+//! the playground without a `query`). The websocket is [`super::ws`].
 //!
 //! Refusals of the request itself (content type, body, batch size, CSRF, credential) are
 //! answered here with an HTTP status; the limits on an operation (depth, complexity,
@@ -8,12 +8,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
 use async_graphql::{BatchRequest, BatchResponse, Request};
-use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -232,31 +229,4 @@ pub(super) async fn get(
         }
         Err(refused) => refused,
     }
-}
-
-/// Subscriptions (graphql-transport-ws and graphql-ws). The connection authenticates once,
-/// in `connection_init`, with `{"authorization": "Bearer ..."}`.
-pub(super) async fn ws(
-    State(st): State<AppState>,
-    caller: Caller,
-    protocol: GraphQLProtocol,
-    upgrade: WebSocketUpgrade,
-) -> Response {
-    upgrade
-        .protocols(ALL_WEBSOCKET_PROTOCOLS)
-        .on_upgrade(move |socket| {
-            let schema = st.schema.clone();
-            GraphQLWebSocket::new(socket, schema, protocol)
-                .on_connection_init(move |payload: serde_json::Value| async move {
-                    let rc = caller
-                        .with_init_payload(&payload)
-                        .authenticate(&st.services)
-                        .await
-                        .map_err(|_| {
-                            async_graphql::Error::new("the token is invalid, expired or revoked")
-                        })?;
-                    Ok(request_data(&st.services, Arc::new(rc)))
-                })
-                .serve()
-        })
 }

@@ -4,7 +4,8 @@
 //! - [`auth`]: the one [`Caller`](auth::Caller) extractor; authentication happens there,
 //!   once per request or websocket connection, and the schema authorizes per field from
 //!   the resulting `RequestCtx`.
-//! - [`graphql`]: the `/graphql` handlers (POST, GET, websocket) and batch execution.
+//! - [`graphql`]: the `/graphql` handlers (POST, GET) and batch execution.
+//! - [`ws`]: the `/graphql/ws` websocket, held to the same limits and to revocations.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,42 +15,65 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use governor::middleware::NoOpMiddleware;
 use tower_governor::GovernorLayer;
-use tower_governor::governor::GovernorConfigBuilder;
+use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
 
+use crate::config::Limits;
 use crate::graphql::{Services, VerdictSchema};
 
 pub mod auth;
 pub mod client;
 pub mod graphql;
+pub mod ws;
 
 /// Everything the handlers share.
 #[derive(Clone)]
 pub struct AppState {
     pub schema: VerdictSchema,
     pub services: Services,
+    /// The request rate limit per client address: the `/graphql` layer's buckets, which
+    /// websocket operations draw from too. `None` when the rate is unlimited.
+    pub rate_limit: Option<Arc<GovernorConfig<client::ClientIp, NoOpMiddleware>>>,
+}
+
+impl AppState {
+    pub fn new(schema: VerdictSchema, services: Services) -> AppState {
+        let limits = &services.limits;
+        let (period, burst) = request_rate(limits);
+        let rate_limit = GovernorConfigBuilder::default()
+            .key_extractor(client::ClientIp {
+                trusted: Arc::new(limits.trusted_proxies.clone()),
+            })
+            .period(period)
+            .burst_size(burst)
+            .finish()
+            .map(Arc::new);
+        AppState {
+            schema,
+            services,
+            rate_limit,
+        }
+    }
+}
+
+/// The request rate limit as a token bucket: one token every period, at most `burst`.
+fn request_rate(limits: &Limits) -> (Duration, u32) {
+    let period = Duration::from_nanos(1_000_000_000 / limits.rate_limit_per_second.max(1));
+    (period, limits.rate_limit_burst.max(1))
 }
 
 pub fn router(state: AppState) -> Router {
     let limits = &state.services.limits;
-    let period = Duration::from_nanos(1_000_000_000 / limits.rate_limit_per_second.max(1));
-    let governor = GovernorConfigBuilder::default()
-        .key_extractor(client::ClientIp {
-            trusted: Arc::new(limits.trusted_proxies.clone()),
-        })
-        .period(period)
-        .burst_size(limits.rate_limit_burst.max(1))
-        .finish()
-        .map(Arc::new);
     let mut gql = Router::new()
         .route("/graphql", get(graphql::get).post(graphql::post))
         .layer(DefaultBodyLimit::max(limits.max_body));
-    if let Some(cfg) = governor {
+    if let Some(cfg) = state.rate_limit.clone() {
         gql = gql.layer(GovernorLayer::new(cfg).error_handler(rate_limited));
     }
     Router::new()
         .merge(gql)
-        .route("/graphql/ws", get(graphql::ws))
+        .route("/graphql/ws", get(ws::handler))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/.well-known/verdict-signing-key", get(signing_key))

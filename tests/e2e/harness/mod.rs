@@ -30,6 +30,7 @@ pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
 pub use process::App;
 pub use scenario::{CALLERS, Caller, Scenario};
+pub use ws::Ws;
 
 /// The site administrator `App::site_admin` creates.
 pub const ADMIN_EMAIL: &str = "root@example.org";

@@ -89,4 +89,34 @@ impl Ws {
             }
         }
     }
+
+    /// Reads until the server ends the connection: the JSON messages before that (pings
+    /// answered), and the close code (`None` when it ended without a close frame, e.g.
+    /// with a connection error). Panics if the connection is still open after `within`.
+    pub async fn until_closed(&mut self, within: Duration) -> (Vec<Value>, Option<u16>) {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut messages = vec![];
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!("the connection is still open after {within:?}; read {messages:?}")
+                });
+            match msg {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap_or(Value::Null);
+                    if v["type"] == "ping" {
+                        self.send(json!({ "type": "pong" })).await;
+                    } else {
+                        messages.push(v);
+                    }
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return (messages, frame.map(|f| u16::from(f.code)));
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return (messages, None),
+            }
+        }
+    }
 }

@@ -4,17 +4,21 @@
 //! - [`QueryLimits`]: depth, complexity, directives per field and nesting; parse and
 //!   validation errors are the caller's (BAD_USER_INPUT).
 //! - [`RequestTimeout`]: the per-request time budget.
+//! - [`LiveCredential`]: on a websocket, each operation re-checks the connection's
+//!   credential and loads access fresh.
 //!
-//! Both are installed by [`super::schema`], so the HTTP handlers, the websocket and the
+//! All are installed by [`super::schema`], so the HTTP handlers, the websocket and the
 //! in-process tests get the same limits.
 
 use async_graphql::{Pos, ServerError};
 
 use crate::error::AppError;
 
+mod credential;
 mod limits;
 mod timeout;
 
+pub use credential::LiveCredential;
 pub use limits::{MAX_NESTING, QueryLimits};
 pub use timeout::RequestTimeout;
 

@@ -6,6 +6,7 @@ use async_graphql::{Context, ID, Object};
 use super::write::{begin, commit};
 use crate::domain::accounts::{self, Credential};
 use crate::error::AppError;
+use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::user::{ApiToken, CreatedApiToken, Session};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
@@ -92,6 +93,10 @@ impl AccountMutation {
         let txn = begin(ctx).await?;
         accounts::log_out(&txn, &actor, id).await.gql(ctx)?;
         commit(ctx, txn).await?;
+        ctx.services().bus.publish(BusEvent::AccessRevoked {
+            user_id: actor.user.id,
+            credential: Some(Credential::Session { id }),
+        });
         ctx.append_http_header("set-cookie", session_cookie(ctx, "", 0));
         Ok(true)
     }
@@ -125,6 +130,10 @@ impl AccountMutation {
             .await
             .gql(ctx)?;
         commit(ctx, txn).await?;
+        ctx.services().bus.publish(BusEvent::AccessRevoked {
+            user_id: actor.user.id,
+            credential: Some(Credential::ApiToken { id: t.id }),
+        });
         Ok(ApiToken(t))
     }
 }

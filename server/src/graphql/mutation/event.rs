@@ -254,6 +254,15 @@ impl EventMutation {
             events::revoke_role(txn, &actor, &e, &email, role).await
         })
         .await?;
+        // After the commit: close the person's open websockets (`http::ws`). Should this
+        // lookup fail, their next operation or subscription message is refused anyway.
+        if let Ok(Some(u)) = crate::domain::user_by_email(&ctx.db().conn, &email).await {
+            let revoked = crate::graphql::bus::BusEvent::AccessRevoked {
+                user_id: u.id,
+                credential: None,
+            };
+            ctx.services().bus.publish(revoked);
+        }
         Ok(true)
     }
 

@@ -1,0 +1,416 @@
+//! The GraphQL websocket, `/graphql/ws` (graphql-transport-ws, and the legacy graphql-ws).
+//! async-graphql speaks the protocol; this module owns the socket around it and holds the
+//! connection to the limits of HTTP and to revocations:
+//!
+//! - Size: a message larger than `--max-body` is refused by the socket from its frame
+//!   header, before it is read whole or parsed; the connection closes with 1009.
+//! - Operations (`subscribe`, legacy `start`) pass the connection's [`Gate`]: at most
+//!   `--max-subscriptions` in flight, and the request rate per connection and per client
+//!   address (told as `http::client` tells it, drawing on the buckets of `/graphql`). A
+//!   refused operation is not run: its id gets an `error` message (RATE_LIMITED with
+//!   `retryAfter`, or QUERY_TOO_COMPLEX for the cap).
+//! - Revocation: `logOut`, `revokeApiToken` and `revokeRole` publish
+//!   [`BusEvent::AccessRevoked`] after their commit, and a connection whose user or
+//!   credential it names is closed with 4403. The bus is per process, so this close is
+//!   only the fast path: what holds across several processes sharing a database is the
+//!   re-check of the credential before each operation (`graphql::extensions::LiveCredential`)
+//!   and before each subscription message (`graphql::subscription`).
+
+use std::collections::HashSet;
+use std::net::{IpAddr, SocketAddr};
+use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
+
+use async_graphql::Pos;
+use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, ClientMessage, WebSocketProtocols, WsMessage};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use governor::clock::{Clock, QuantaInstant};
+use governor::{DefaultDirectRateLimiter, NotUntil, Quota, RateLimiter};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
+use tower_governor::governor::SharedRateLimiter;
+
+use super::auth::Caller;
+use super::client::client_ip;
+use super::{AppState, request_rate};
+use crate::domain::accounts;
+use crate::error::AppError;
+use crate::graphql::bus::BusEvent;
+use crate::graphql::error::to_graphql;
+use crate::graphql::{RequestCtx, request_data};
+
+/// The close code of a connection whose credential or role was revoked.
+const CLOSE_REVOKED: u16 = 4403;
+
+/// The close code of a message over the size limit (RFC 6455 "message too big").
+const CLOSE_TOO_BIG: u16 = 1009;
+
+/// Client messages read ahead of async-graphql; reading the socket pauses when it is full.
+const INBOX: usize = 16;
+
+/// Upgrades to a GraphQL websocket. The connection authenticates in `connection_init`,
+/// with `{"authorization": "Bearer ..."}`.
+pub(super) async fn handler(
+    State(st): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    caller: Caller,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let Some(protocol) = protocol(&headers) else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
+    let limits = &st.services.limits;
+    let address = client_ip(peer.ip(), &headers, &limits.trusted_proxies);
+    let max = limits.max_body;
+    upgrade
+        .protocols(ALL_WEBSOCKET_PROTOCOLS)
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| serve(socket, st, caller, protocol, address))
+}
+
+/// The first subprotocol the client asks for that async-graphql speaks.
+fn protocol(headers: &HeaderMap) -> Option<WebSocketProtocols> {
+    headers
+        .get(header::SEC_WEBSOCKET_PROTOCOL)?
+        .to_str()
+        .ok()?
+        .split(',')
+        .find_map(|p| WebSocketProtocols::from_str(p.trim()).ok())
+}
+
+/// Runs one connection: client messages pass the [`Gate`] into async-graphql, its answers
+/// go out to the socket, and a revocation naming the connection closes it.
+async fn serve(
+    socket: WebSocket,
+    st: AppState,
+    caller: Caller,
+    protocol: WebSocketProtocols,
+    address: IpAddr,
+) {
+    // Subscribed before the credential is checked, so no revocation can fall in between.
+    let mut revocations = st.services.bus.subscribe();
+    // The connection's context, once `connection_init` has authenticated it.
+    let who: Arc<OnceLock<Arc<RequestCtx>>> = Arc::default();
+    let (inbox, inbox_rx) = mpsc::channel::<serde_json::Result<ClientMessage>>(INBOX);
+    let inbox_rx = futures_util::stream::unfold(inbox_rx, |mut rx| async move {
+        rx.recv().await.map(|m| (m, rx))
+    });
+    let services = st.services.clone();
+    let init_who = who.clone();
+    let graphql =
+        async_graphql::http::WebSocket::from_message_stream(st.schema.clone(), inbox_rx, protocol)
+            .on_connection_init(move |payload: serde_json::Value| async move {
+                let rc = caller
+                    .with_init_payload(&payload)
+                    .authenticate(&services)
+                    .await
+                    .map_err(|_| {
+                        async_graphql::Error::new("the token is invalid, expired or revoked")
+                    })?;
+                let rc = Arc::new(rc.long_lived());
+                let _ = init_who.set(rc.clone());
+                Ok(request_data(&services, rc))
+            });
+    futures_util::pin_mut!(graphql);
+    let mut gate = Gate::new(&st, address);
+    let (mut sink, mut source) = socket.split();
+
+    loop {
+        tokio::select! {
+            incoming = source.next(), if inbox.capacity() > 0 => {
+                let message = match incoming {
+                    Some(Ok(Message::Text(t))) => ClientMessage::from_bytes(t.as_bytes()),
+                    Some(Ok(Message::Binary(b))) => ClientMessage::from_bytes(&b),
+                    // Pings are answered and a close is acknowledged by the socket itself;
+                    // the read after a close ends the stream.
+                    Some(Ok(_)) => continue,
+                    Some(Err(e)) => {
+                        if is_too_big(e) {
+                            let _ = sink.send(close(CLOSE_TOO_BIG, "message too big")).await;
+                        }
+                        break;
+                    }
+                    None => break,
+                };
+                match &message {
+                    Ok(ClientMessage::Start { id, .. }) => {
+                        if let Err(refused) = gate.admit(id) {
+                            let text = refusal(protocol, id, refused, who.get());
+                            if sink.send(Message::Text(text.into())).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
+                    Ok(ClientMessage::Stop { id }) => gate.finished(id),
+                    _ => {}
+                }
+                if inbox.try_send(message).is_err() {
+                    break;
+                }
+            }
+            outgoing = graphql.next() => {
+                let message = match outgoing {
+                    Some(WsMessage::Text(text)) => {
+                        if let Some(id) = completed(&text) {
+                            gate.finished(&id);
+                        }
+                        Message::Text(text.into())
+                    }
+                    Some(WsMessage::Close(code, reason)) => close(code, &reason),
+                    None => break,
+                };
+                let last = matches!(message, Message::Close(_));
+                if sink.send(message).await.is_err() || last {
+                    break;
+                }
+            }
+            event = revocations.recv() => {
+                if matches!(event, Err(RecvError::Closed)) {
+                    break;
+                }
+                if revokes(event, who.get(), &st.services.db).await {
+                    let _ = sink.send(close(CLOSE_REVOKED, "access revoked")).await;
+                    break;
+                }
+            }
+        }
+    }
+    let _ = sink.close().await;
+}
+
+fn close(code: u16, reason: &str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    }))
+}
+
+/// Whether the socket refused a message (or frame) over the size limit.
+fn is_too_big(e: axum::Error) -> bool {
+    matches!(
+        e.into_inner().downcast_ref::<tungstenite::Error>(),
+        Some(tungstenite::Error::Capacity(_))
+    )
+}
+
+/// Whether a bus event (or a gap in them) ends the connection authenticated as `rc`: a
+/// revocation of the connection's credential, or of all of its user's access.
+async fn revokes(
+    event: Result<BusEvent, RecvError>,
+    rc: Option<&Arc<RequestCtx>>,
+    db: &crate::db::Db,
+) -> bool {
+    let Some((user, own)) = rc.and_then(|rc| rc.caller.as_ref()) else {
+        return false;
+    };
+    match event {
+        Ok(BusEvent::AccessRevoked {
+            user_id,
+            credential,
+        }) => user.id == user_id && credential.is_none_or(|c| &c == own),
+        Ok(_) | Err(RecvError::Closed) => false,
+        // A revocation may be among the missed events: ask the database about the
+        // credential (a missed role change is caught by the per-message checks).
+        Err(RecvError::Lagged(_)) => {
+            matches!(accounts::still_valid(&db.conn, own).await, Ok(false))
+        }
+    }
+}
+
+/// The id of an operation async-graphql reports complete, if `text` is that report.
+fn completed(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "type")]
+        kind: String,
+        id: Option<String>,
+    }
+    // Most messages carry data; only those that can be a `complete` are parsed.
+    if !text.contains("\"complete\"") {
+        return None;
+    }
+    let head: Head = serde_json::from_str(text).ok()?;
+    (head.kind == "complete").then_some(head.id).flatten()
+}
+
+/// The `error` message refusing operation `id`, in the protocol's shape: a list of errors
+/// (graphql-transport-ws) or one error (legacy graphql-ws).
+fn refusal(
+    protocol: WebSocketProtocols,
+    id: &str,
+    err: AppError,
+    rc: Option<&Arc<RequestCtx>>,
+) -> String {
+    let request_id = rc.map_or("websocket", |rc| rc.request_id.as_str());
+    let mut error = to_graphql(err, request_id).into_server_error(Pos::default());
+    error.locations.clear();
+    let payload = match protocol {
+        WebSocketProtocols::GraphQLWS => serde_json::json!([error]),
+        WebSocketProtocols::SubscriptionsTransportWS => serde_json::json!(error),
+    };
+    serde_json::json!({ "type": "error", "id": id, "payload": payload }).to_string()
+}
+
+type AddressLimiter = SharedRateLimiter<IpAddr, governor::middleware::NoOpMiddleware>;
+
+/// What one connection may start: at most `max_in_flight` operations at once, and the
+/// request rate per connection and per client address.
+struct Gate {
+    in_flight: HashSet<String>,
+    max_in_flight: usize,
+    connection: Option<DefaultDirectRateLimiter>,
+    address: Option<(AddressLimiter, IpAddr)>,
+}
+
+impl Gate {
+    fn new(st: &AppState, address: IpAddr) -> Gate {
+        let limits = &st.services.limits;
+        let (period, burst) = request_rate(limits);
+        let connection = Quota::with_period(period)
+            .zip(std::num::NonZeroU32::new(burst))
+            .map(|(q, burst)| RateLimiter::direct(q.allow_burst(burst)));
+        Gate {
+            in_flight: HashSet::new(),
+            max_in_flight: limits.max_subscriptions,
+            connection,
+            address: st
+                .rate_limit
+                .as_ref()
+                .map(|cfg| (cfg.limiter().clone(), address)),
+        }
+    }
+
+    /// Admits operation `id`, or says why not. An id already in flight is replaced by
+    /// async-graphql, so it takes no second place.
+    fn admit(&mut self, id: &str) -> Result<(), AppError> {
+        if !self.in_flight.contains(id) && self.in_flight.len() >= self.max_in_flight {
+            return Err(AppError::TooComplex(format!(
+                "at most {} operations in flight on one connection; complete one first",
+                self.max_in_flight
+            )));
+        }
+        if let Some(l) = &self.connection {
+            l.check().map_err(|n| rate_limited(n, l.clock().now()))?;
+        }
+        if let Some((l, address)) = &self.address {
+            l.check_key(address)
+                .map_err(|n| rate_limited(n, l.clock().now()))?;
+        }
+        self.in_flight.insert(id.to_owned());
+        Ok(())
+    }
+
+    /// Operation `id` completed (or the client stopped it).
+    fn finished(&mut self, id: &str) {
+        self.in_flight.remove(id);
+    }
+}
+
+fn rate_limited(not_until: NotUntil<QuantaInstant>, now: QuantaInstant) -> AppError {
+    let wait = not_until.wait_time_from(now);
+    AppError::RateLimited {
+        retry_after: (wait.as_secs_f64().ceil() as u64).max(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(max_in_flight: usize, burst: u32, address: Option<AddressLimiter>) -> Gate {
+        let quota = Quota::per_hour(std::num::NonZeroU32::MIN)
+            .allow_burst(std::num::NonZeroU32::new(burst).unwrap_or(std::num::NonZeroU32::MIN));
+        Gate {
+            in_flight: HashSet::new(),
+            max_in_flight,
+            connection: Some(RateLimiter::direct(quota)),
+            address: address.map(|l| (l, IpAddr::from([127, 0, 0, 1]))),
+        }
+    }
+
+    fn code(r: Result<(), AppError>) -> &'static str {
+        r.err().map_or("OK", |e| e.code())
+    }
+
+    #[test]
+    fn the_cap_counts_operations_in_flight() {
+        let mut g = gate(2, 100, None);
+        assert_eq!(code(g.admit("a")), "OK");
+        assert_eq!(code(g.admit("b")), "OK");
+        assert_eq!(code(g.admit("c")), "QUERY_TOO_COMPLEX");
+        // The same id again replaces its operation and takes no new place.
+        assert_eq!(code(g.admit("a")), "OK");
+        g.finished("a");
+        assert_eq!(code(g.admit("c")), "OK");
+    }
+
+    #[test]
+    fn the_rate_is_limited_per_connection_with_a_retry_time() {
+        let mut g = gate(100, 3, None);
+        for id in ["a", "b", "c"] {
+            assert_eq!(code(g.admit(id)), "OK");
+        }
+        match g.admit("d") {
+            Err(AppError::RateLimited { retry_after }) => {
+                assert!((1..=3600).contains(&retry_after), "{retry_after}")
+            }
+            other => panic!("expected RATE_LIMITED, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_address_bucket_is_shared_by_connections() {
+        let quota = Quota::per_hour(std::num::NonZeroU32::MIN)
+            .allow_burst(std::num::NonZeroU32::new(2).unwrap_or(std::num::NonZeroU32::MIN));
+        let shared: AddressLimiter = Arc::new(RateLimiter::keyed(quota));
+        let mut first = gate(100, 100, Some(shared.clone()));
+        let mut second = gate(100, 100, Some(shared));
+        assert_eq!(code(first.admit("a")), "OK");
+        assert_eq!(code(second.admit("a")), "OK");
+        assert_eq!(code(second.admit("b")), "RATE_LIMITED");
+        assert_eq!(code(first.admit("b")), "RATE_LIMITED");
+    }
+
+    #[test]
+    fn only_completions_are_read_from_outgoing_messages() {
+        assert_eq!(
+            completed(r#"{"type":"complete","id":"s1"}"#).as_deref(),
+            Some("s1")
+        );
+        assert_eq!(
+            completed(r#"{"type":"next","id":"s1","payload":{"data":{"x":"complete"}}}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn a_refusal_names_its_operation_and_code_in_each_protocol() {
+        let limited = || AppError::RateLimited { retry_after: 2 };
+        let v: serde_json::Value = serde_json::from_str(&refusal(
+            WebSocketProtocols::GraphQLWS,
+            "q1",
+            limited(),
+            None,
+        ))
+        .unwrap_or_default();
+        assert_eq!(v["type"], "error");
+        assert_eq!(v["id"], "q1");
+        assert_eq!(v["payload"][0]["extensions"]["code"], "RATE_LIMITED");
+        assert_eq!(v["payload"][0]["extensions"]["retryAfter"], 2);
+        let v: serde_json::Value = serde_json::from_str(&refusal(
+            WebSocketProtocols::SubscriptionsTransportWS,
+            "q1",
+            limited(),
+            None,
+        ))
+        .unwrap_or_default();
+        assert_eq!(v["payload"]["extensions"]["code"], "RATE_LIMITED");
+    }
+}

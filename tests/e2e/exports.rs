@@ -45,11 +45,11 @@ async fn csv_keeps_numbers_and_neutralizes_disguised_formulas(app: App) {
             let d = app
                 .ok(
                     Some(admin),
-                    "query($e: String!, $k: ExportKind!) { event(slug: $e) { export(kind: $k) } }",
+                    "mutation($e: String!, $k: ExportKind!) { exportCsv(event: $e, kind: $k) }",
                     json!({ "e": slug, "k": kind }),
                 )
                 .await;
-            cells(d["event"]["export"].as_str().expect("csv text"))
+            cells(d["exportCsv"].as_str().expect("csv text"))
         }
     };
 

@@ -583,12 +583,12 @@ async fn auto_assign_plans_then_applies_once(app: App) {
 async fn exports_neutralize_formulas_and_are_audited(app: App) {
     let admin = app.site_admin().await;
     import_fixture(&app).await;
-    let q = "query($e: String!, $k: ExportKind!) { event(slug: $e) { export(kind: $k) } }";
+    let q = "mutation($e: String!, $k: ExportKind!) { exportCsv(event: $e, kind: $k) }";
     let before = app.audit_count(&admin, FIXTURE_SLUG).await;
     let scores = app
         .ok(Some(&admin), q, json!({ "e": FIXTURE_SLUG, "k": "SCORES" }))
         .await;
-    let csv = scores["event"]["export"].as_str().unwrap();
+    let csv = scores["exportCsv"].as_str().unwrap();
     assert!(csv.starts_with("review_id,judge,project,submitted,version,functionality,quality,innovation,weighted_total,comment"));
     assert!(
         csv.contains("'=IMPORTXML"),
@@ -613,7 +613,7 @@ async fn exports_neutralize_formulas_and_are_audited(app: App) {
             .ok(Some(&admin), q, json!({ "e": FIXTURE_SLUG, "k": kind }))
             .await;
         assert!(
-            d["event"]["export"].as_str().unwrap().lines().count() > 1,
+            d["exportCsv"].as_str().unwrap().lines().count() > 1,
             "{kind} has rows"
         );
     }
@@ -630,7 +630,7 @@ async fn exports_neutralize_formulas_and_are_audited(app: App) {
         )
         .await;
     assert!(
-        results["event"]["export"]
+        results["exportCsv"]
             .as_str()
             .unwrap()
             .starts_with("rank,rank_low,rank_high,project")
@@ -639,6 +639,30 @@ async fn exports_neutralize_formulas_and_are_audited(app: App) {
         .gql(q, json!({ "e": FIXTURE_SLUG, "k": "SCORES" }))
         .await;
     assert_code(&anon, "UNAUTHENTICATED");
+    // Another event's organizer, and a participant, are refused; nothing is written.
+    let head = app.audit_head().await;
+    let s = app.scenario().await;
+    let head_after_setup = app.audit_head().await;
+    assert!(head_after_setup > head);
+    for token in [&s.organizer_b, &s.participant_a] {
+        let r = app
+            .gql_as(token, q, json!({ "e": s.event_a, "k": "SCORES" }))
+            .await;
+        assert_code(&r, "FORBIDDEN");
+    }
+    assert_eq!(
+        app.audit_head().await,
+        head_after_setup,
+        "refusals write nothing"
+    );
+    // A query never runs it: an export is a mutation, and GET refuses mutations.
+    let r = app
+        .gql(
+            "query($e: String!) { event(slug: $e) { export(kind: SCORES) } }",
+            json!({ "e": FIXTURE_SLUG }),
+        )
+        .await;
+    assert_code(&r, "BAD_USER_INPUT");
 }
 
 /// Every new event field, for the six callers: `true` where the caller may read it.
@@ -646,13 +670,12 @@ async fn judging_fields_follow_the_authorization_matrix(app: App) {
     let s: Scenario = app.scenario().await;
     use Caller::*;
     let organizer_only = [OrganizerA, SiteAdmin];
-    let rows: [(&str, &[Caller]); 8] = [
+    let rows: [(&str, &[Caller]); 7] = [
         ("leaderboard { connected }", &organizer_only),
         ("assignments(first: 5) { totalCount }", &organizer_only),
         ("calibrationRuns { id }", &organizer_only),
         ("judgingProgress { assignments }", &organizer_only),
         ("recusals { id }", &organizer_only),
-        ("export(kind: TEAMS)", &organizer_only),
         ("rubric { key }", &CALLERS),
         ("results { version }", &CALLERS),
     ];

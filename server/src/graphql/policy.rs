@@ -75,6 +75,7 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::mutation::project::POLICIES,
     super::mutation::judging::POLICIES,
     super::mutation::results::POLICIES,
+    super::mutation::export::POLICIES,
     super::object::user::POLICIES,
     super::object::event::POLICIES,
     super::object::project::POLICIES,

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod event;
+pub mod export;
 pub mod judging;
 pub mod project;
 pub mod results;
@@ -26,4 +27,5 @@ pub struct Mutation(
     project::ProjectMutation,
     judging::JudgingMutation,
     results::ResultsMutation,
+    export::ExportMutation,
 );

@@ -60,7 +60,6 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.calibrationRuns", Rule::Organizer),
     ("Event.results", Rule::Public),
     ("Event.publications", Rule::Public),
-    ("Event.export", Rule::Organizer),
     ("Track.id", Rule::Public),
     ("Track.externalId", Rule::Public),
     ("Track.name", Rule::Public),
@@ -408,20 +407,6 @@ impl Event {
                     .map(|run| ResultPublication { row, run })
             })
             .collect())
-    }
-    /// A CSV export (organizers only). Each export is recorded in the audit log.
-    async fn export(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "Which file to produce.")] kind: ExportKind,
-    ) -> async_graphql::Result<String> {
-        let actor = ctx.actor()?;
-        let txn = ctx.db().write().await.gql(ctx)?;
-        let text = crate::domain::export::export(&txn, &actor, &self.0, kind.into())
-            .await
-            .gql(ctx)?;
-        txn.commit().await.gql(ctx)?;
-        Ok(text)
     }
 }
 

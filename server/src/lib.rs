@@ -11,6 +11,12 @@
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`http`]: the axum router that serves it all; authentication happens there.
+//! - [`bundle`]: result bundles: export, and offline verification.
+//! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
+//! - [`web`]: the playground and web client assets compiled into the binary.
+//!
+//! The layers call downwards only (`http` → `graphql` → `domain` → `audit` → `crypto`);
+//! `calibrate` and `planner` are pure and depend on nothing above them.
 
 pub mod audit;
 pub mod bundle;

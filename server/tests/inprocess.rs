@@ -431,8 +431,9 @@ fn every_query_field() -> Vec<(String, String)> {
     use std::collections::{HashMap, HashSet, VecDeque};
 
     let doc = async_graphql::parser::parse_schema(graphql::sdl()).expect("the SDL parses");
-    let mut objects: HashMap<String, Vec<(String, Vec<(String, String, bool)>, String)>> =
-        HashMap::new();
+    // Per object type: (field, [(argument, its named type, required)], the field's type).
+    type Field = (String, Vec<(String, String, bool)>, String);
+    let mut objects: HashMap<String, Vec<Field>> = HashMap::new();
     let mut enums: HashMap<String, String> = HashMap::new();
     for def in &doc.definitions {
         let TypeSystemDefinition::Type(t) = def else {

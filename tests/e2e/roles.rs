@@ -7,6 +7,7 @@ use crate::harness::{App, judged_fixture};
 
 e2e! {
     revoking_a_role_takes_what_it_granted,
+    a_member_reads_their_own_membership_email_only,
 }
 
 const REVOKE: &str = "mutation($ev: String!, $e: String!, $r: Role!) { revokeRole(event: $ev, email: $e, role: $r) }";
@@ -96,4 +97,42 @@ async fn revoking_a_role_takes_what_it_granted(app: App) {
         .await;
     crate::harness::assert_code(&r, "CONFLICT");
     assert_eq!(app.audit_head().await, head, "a refusal writes nothing");
+}
+
+async fn a_member_reads_their_own_membership_email_only(app: App) {
+    let s = app.scenario().await;
+    // Their own membership: the email is theirs to read (it used to be FORBIDDEN).
+    let me = app
+        .ok(
+            Some(&s.participant_a),
+            "{ viewer { memberships { role email } } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        me["viewer"]["memberships"][0]["email"],
+        json!(s.emails.participant_a),
+        "{me}"
+    );
+    // Someone else's membership in the same event stays the organizers' to read.
+    let members = "query($e: String!) { event(slug: $e) { members(first: 20) { edges { node { email } } } } }";
+    let r = app
+        .gql_as(&s.organizer_a, members, json!({ "e": s.event_a }))
+        .await;
+    let emails = r["data"]["event"]["members"]["edges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        emails.len() >= 3,
+        "organizers read every member's email: {r}"
+    );
+    let judge = app
+        .gql_as(
+            &s.judge_a,
+            "query($e: String!) { event(slug: $e) { myAssignments { judge { email } } } }",
+            json!({ "e": s.event_a }),
+        )
+        .await;
+    assert!(crate::harness::error_code(&judge).is_none(), "{judge}");
 }

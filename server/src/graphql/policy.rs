@@ -37,6 +37,9 @@ pub enum Rule {
     /// The judge the object belongs to (its scope's user), and the event's organizers.
     /// Participants and the public never read a judge's scores.
     OwnJudge,
+    /// The person the object is about (its scope's user), and the event's organizers: a
+    /// member reads their own membership's email, organizers everyone's.
+    SelfOrOrganizer,
     /// The event's organizers (and site admins).
     Organizer,
     /// Site admins only.
@@ -115,7 +118,7 @@ pub async fn allowed(ctx: &Context<'_>, rule: Rule, scope: &Scope) -> Result<boo
     if rule == Rule::OwnUser {
         return Ok(scope.user == Some(user.id));
     }
-    if rule == Rule::OwnJudge && scope.user == Some(user.id) {
+    if matches!(rule, Rule::OwnJudge | Rule::SelfOrOrganizer) && scope.user == Some(user.id) {
         return Ok(true);
     }
     if rule == Rule::SiteAdmin {
@@ -130,7 +133,7 @@ pub async fn allowed(ctx: &Context<'_>, rule: Rule, scope: &Scope) -> Result<boo
     let access = rc.access(ctx.db()).await?;
     Ok(match rule {
         Rule::Member => access.is_member(event) || access.is_organizer(event),
-        Rule::Organizer | Rule::OwnJudge => access.is_organizer(event),
+        Rule::Organizer | Rule::OwnJudge | Rule::SelfOrOrganizer => access.is_organizer(event),
         Rule::OwnTeam | Rule::VisibleOrOwnTeam => {
             access.is_organizer(event) || scope.team.is_some_and(|t| access.on_team(event, t))
         }

@@ -39,7 +39,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Membership.role", Rule::Member),
     ("Membership.event", Rule::Member),
     ("Membership.user", Rule::Member),
-    ("Membership.email", Rule::Organizer),
+    ("Membership.email", Rule::SelfOrOrganizer),
     ("Membership.tracks", Rule::Member),
 ];
 
@@ -99,7 +99,9 @@ pub enum Role {
 pub struct Membership(pub membership::Model);
 
 /// A person's role in one event.
-#[Object(guard = "FieldGuard::new(\"Membership\", Scope::event(self.0.event_id))")]
+#[Object(
+    guard = "FieldGuard::new(\"Membership\", Scope { event: Some(self.0.event_id), user: Some(self.0.user_id), ..Scope::none() })"
+)]
 impl Membership {
     /// Opaque id.
     async fn id(&self) -> ID {
@@ -130,7 +132,8 @@ impl Membership {
             .await
             .map(User)
     }
-    /// The member's email (organizers only).
+    /// The member's email: for the member themself and the event's organizers (FORBIDDEN
+    /// for others).
     async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
         let u = maybe(ctx, &ctx.loaders().users, UserId(self.0.user_id)).await?;
         Ok(u.map(|u| u.email).unwrap_or_default())

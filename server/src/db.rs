@@ -95,25 +95,44 @@ fn sqlite_path(url: &str) -> &str {
 /// A connection error that says what to do: which file could not be opened and why, or
 /// that PostgreSQL refused the connection.
 fn explain(url: &str, e: DbErr) -> DbErr {
-    let text = e.to_string();
     let say = |msg: String| DbErr::Conn(sea_orm::RuntimeErr::Internal(msg));
-    if url.starts_with("sqlite:") {
-        let path = sqlite_path(url);
-        if text.contains("code: 14") {
+    if !url.starts_with("sqlite:") {
+        return e;
+    }
+    let path = sqlite_path(url);
+    match sqlite_code(&e) {
+        Some(SQLITE_CANTOPEN) => {
             let hint = if url.contains("mode=rwc") {
                 "check that its directory exists and is writable"
             } else {
                 "it does not exist: add ?mode=rwc to create it (sqlite://FILE?mode=rwc)"
             };
-            return say(format!("cannot open the SQLite database {path}: {hint}"));
+            say(format!("cannot open the SQLite database {path}: {hint}"))
         }
-        if text.contains("code: 26") || text.contains("code: 11") {
-            return say(format!(
-                "{path} is not a Verdict SQLite database, or it is corrupt ({text})"
-            ));
-        }
+        Some(SQLITE_CORRUPT | SQLITE_NOTADB) => say(format!(
+            "{path} is not a Verdict SQLite database, or it is corrupt ({e})"
+        )),
+        _ => e,
     }
-    e
+}
+
+const SQLITE_CORRUPT: i64 = 11;
+const SQLITE_CANTOPEN: i64 = 14;
+const SQLITE_NOTADB: i64 = 26;
+
+/// SQLite's primary result code behind a database error, read from the driver's error
+/// rather than from its message.
+fn sqlite_code(e: &DbErr) -> Option<i64> {
+    use sea_orm::RuntimeErr::SqlxError;
+    let (DbErr::Conn(SqlxError(e)) | DbErr::Exec(SqlxError(e)) | DbErr::Query(SqlxError(e))) = e
+    else {
+        return None;
+    };
+    let sea_orm::sqlx::Error::Database(d) = e.as_ref() else {
+        return None;
+    };
+    // Extended result codes keep the primary code in their low byte.
+    d.code()?.parse::<i64>().ok().map(|c| c & 0xff)
 }
 
 /// Connects to PostgreSQL once, directly, so that an unreachable server is reported at

@@ -31,12 +31,10 @@ impl std::fmt::Debug for Signer25519 {
 }
 
 impl Signer25519 {
-    /// Loads the key from `path`, or creates it there on first start: created exclusively
-    /// (never overwriting a key that appeared meanwhile) with mode 0600.
     /// The key in `path`, or None when there is no such file.
     pub fn load(path: &Path) -> AppResult<Option<Signer25519>> {
         match std::fs::read_to_string(path) {
-            Ok(_) => Self::load_or_create(path).map(Some),
+            Ok(pem) => Self::from_pem(path, &pem).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(AppError::Internal(format!(
                 "cannot read the signing key {}: {e}",
@@ -45,17 +43,21 @@ impl Signer25519 {
         }
     }
 
+    fn from_pem(path: &Path, pem: &str) -> AppResult<Signer25519> {
+        let key = SigningKey::from_pkcs8_pem(pem).map_err(|e| {
+            AppError::Internal(format!(
+                "{} is not an Ed25519 PKCS#8 key: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(Signer25519 { key })
+    }
+
+    /// Loads the key from `path`, or creates it there on first start: created exclusively
+    /// (never overwriting a key that appeared meanwhile) with mode 0600.
     pub fn load_or_create(path: &Path) -> AppResult<Signer25519> {
         match std::fs::read_to_string(path) {
-            Ok(pem) => {
-                let key = SigningKey::from_pkcs8_pem(&pem).map_err(|e| {
-                    AppError::Internal(format!(
-                        "{} is not an Ed25519 PKCS#8 key: {e}",
-                        path.display()
-                    ))
-                })?;
-                Ok(Signer25519 { key })
-            }
+            Ok(pem) => Self::from_pem(path, &pem),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let mut secret = [0u8; 32];
                 rand::rng().fill_bytes(&mut secret);

@@ -152,12 +152,13 @@ async fn organizers_follow_judging_live(app: App) {
         )
         .await;
     let judge_id = str_at(&judge, "/event/members/edges/0/node/id");
-    app.ok(
-        Some(&s.organizer_a),
-        op("AssignJudge"),
-        json!({ "event": s.event_a, "judge": judge_id, "project": s.submitted }),
-    )
-    .await;
+    let assigned = app
+        .ok(
+            Some(&s.organizer_a),
+            op("AssignJudge"),
+            json!({ "event": s.event_a, "judge": judge_id, "project": s.submitted }),
+        )
+        .await;
     let msg = ws
         .next_json(std::time::Duration::from_secs(20))
         .await
@@ -168,6 +169,22 @@ async fn organizers_follow_judging_live(app: App) {
     );
     assert_eq!(
         msg["payload"]["data"]["judgingProgress"]["pending"], 1,
+        "{msg}"
+    );
+
+    // Taking the assignment back is a change the organizers hear about too.
+    app.ok(
+        Some(&s.organizer_a),
+        op("UnassignJudge"),
+        json!({ "assignment": str_at(&assigned, "/assignJudge/id") }),
+    )
+    .await;
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(20))
+        .await
+        .expect("a progress message after unassignJudge");
+    assert_eq!(
+        msg["payload"]["data"]["judgingProgress"]["assignments"], 0,
         "{msg}"
     );
 }

@@ -120,7 +120,14 @@ pub async fn export<C: ConnectionTrait>(
     kind: Kind,
 ) -> AppResult<String> {
     require_organizer(txn, actor, e).await?;
+    // Only the event's own people: everyone an export names holds a membership in it.
+    let event_people = sea_orm::sea_query::Query::select()
+        .column(membership::Column::UserId)
+        .from(membership::Entity)
+        .and_where(membership::Column::EventId.eq(e.id))
+        .to_owned();
     let users: HashMap<i64, user::Model> = user::Entity::find()
+        .filter(user::Column::Id.in_subquery(event_people))
         .all(txn)
         .await?
         .into_iter()

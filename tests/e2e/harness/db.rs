@@ -136,18 +136,30 @@ impl TestDb {
         db.migrate().await.expect("migrate");
         db
     }
+}
 
-    /// Drop the PostgreSQL database (a SQLite file goes with the directory).
-    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
-    pub async fn destroy(&self) {
-        if let Some((base, name)) = &self.pg
-            && let Ok(conn) = pg_connect(base).await
-        {
-            let _ = conn
-                .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                .await;
-            let _ = conn.close().await;
-        }
+/// Drops the PostgreSQL database when the test is done with it, passed or failed (a SQLite
+/// file goes with the directory). Runs on its own thread and runtime, so it works whether
+/// or not the dropping thread is inside one.
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let Some((base, name)) = self.pg.take() else {
+            return;
+        };
+        let dropped = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(async {
+                let conn = pg_connect(&base).await.ok()?;
+                let _ = conn
+                    .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .await;
+                conn.close().await.ok()
+            })
+        });
+        let _ = dropped.join();
     }
 }
 

@@ -74,7 +74,7 @@ where
     let shared = db.clone();
     let outcome = tokio::spawn(async move { body(App::spawn_on(shared, flags).await).await }).await;
     // The body owned the app; it is gone (child killed) by now. Drop the database.
-    db.destroy().await;
+    drop(db);
     if let Err(e) = outcome {
         if e.is_panic() {
             std::panic::resume_unwind(e.into_panic());

@@ -19,7 +19,7 @@ use sea_orm::{
 use serde_json::json;
 
 use super::judges::{find_judge, judge_key, judge_of_user, rubric};
-use super::{Actor, Role, json_ids, lock_event, now, require_organizer, validate};
+use super::{Actor, Role, clock, json_ids, lock_event, require_organizer, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
@@ -214,7 +214,7 @@ pub async fn insert_assignment<C: ConnectionTrait>(
         project_id: Set(p.id),
         status: Set(status),
         source: Set(source),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -339,7 +339,7 @@ pub async fn recuse<C: ConnectionTrait>(
         judge_id: Set(j.id),
         team_id: Set(t.id),
         reason: Set(reason),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -456,7 +456,8 @@ pub async fn save_review<C: ConnectionTrait>(
             Err(_) => Err(AppError::NotFound("assignment")),
         };
     }
-    require_judging_open(&e, now())?;
+    let t = clock(txn).await?;
+    require_judging_open(&e, t)?;
     if a.status == AssignmentStatus::Recused {
         return Err(AppError::conflict("this assignment is recused"));
     }
@@ -480,7 +481,6 @@ pub async fn save_review<C: ConnectionTrait>(
     merged.extend(scores.iter().cloned());
     let checked = check_scores(&rubric, &merged, submit)?;
     let scores_json = serde_json::to_string(&checked).unwrap_or_else(|_| "{}".into());
-    let t = now();
     let r = match existing {
         Some(r) => {
             let version = r.version + 1;

@@ -1,13 +1,15 @@
-//! Connecting, migrating, and the one way to open a write transaction.
+//! Connecting, migrating, the one way to open a write transaction, and the one clock
+//! ([`now`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use chrono::{DateTime, NaiveDateTime, Utc};
 use migration::{Migrator, MigratorTrait};
 use sea_orm::{
-    ConnectOptions, Database, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
-    SqliteTransactionMode, TransactionOptions, TransactionTrait,
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    DbErr, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
 };
 
 /// The database handle shared by the whole process.
@@ -86,6 +88,46 @@ impl Db {
     }
 }
 
+/// The current time by the database's clock: the one clock Verdict judges deadlines and
+/// windows by and stamps what it writes with. Every window check and every timestamp a
+/// mutation writes (including the audit entry's `occurred_at`) reads it through `db`, the
+/// mutation's own transaction, so that several server processes sharing one database agree
+/// on whether a deadline has passed even when their hosts' clocks drift apart.
+///
+/// - PostgreSQL: `CURRENT_TIMESTAMP`, the time the transaction began (microseconds). One
+///   mutation therefore sees one instant however often it asks: its window checks and its
+///   `created_at`/`updated_at` agree, and a request whose transaction began before a
+///   deadline is judged as made before it. Outside a transaction, each statement is its
+///   own transaction, so it is simply "now".
+/// - SQLite: `strftime('%Y-%m-%d %H:%M:%f', 'now')`. SQLite runs inside the server process,
+///   so its clock is the host's clock, read at millisecond precision (the precision SQLite
+///   keeps); processes sharing one SQLite file share one host and so one clock.
+pub async fn now<C: ConnectionTrait>(db: &C) -> Result<DateTime<Utc>, DbErr> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Sqlite => "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')",
+        _ => "SELECT CURRENT_TIMESTAMP",
+    };
+    let row = db
+        .query_one_raw(Statement::from_string(backend, sql))
+        .await?
+        .ok_or_else(|| DbErr::Custom("the database did not tell the time".into()))?;
+    match backend {
+        DbBackend::Sqlite => {
+            let text: String = row.try_get_by_index(0)?;
+            parse_sqlite_time(&text)
+        }
+        _ => row.try_get_by_index::<DateTime<Utc>>(0),
+    }
+}
+
+/// Reads SQLite's `strftime('%Y-%m-%d %H:%M:%f', ...)` text (UTC) as a time.
+fn parse_sqlite_time(text: &str) -> Result<DateTime<Utc>, DbErr> {
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f")
+        .map(|t| t.and_utc())
+        .map_err(|e| DbErr::Custom(format!("unreadable SQLite time {text:?}: {e}")))
+}
+
 /// The SQLite file a `sqlite:` URL names.
 fn sqlite_path(url: &str) -> &str {
     let rest = url.trim_start_matches("sqlite:").trim_start_matches("//");
@@ -156,4 +198,16 @@ async fn probe_postgres(url: &str) -> Result<(), DbErr> {
     Err(DbErr::Conn(sea_orm::RuntimeErr::Internal(format!(
         "cannot connect to PostgreSQL at {target}: {reason}"
     ))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_time_is_read_as_utc_to_the_millisecond() {
+        let t = parse_sqlite_time("2026-03-15 22:53:00.125").unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-03-15T22:53:00.125+00:00");
+        assert!(parse_sqlite_time("2026-03-15T22:53:00Z").is_err());
+    }
 }

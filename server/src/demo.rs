@@ -455,7 +455,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
             display_name: Set(name.to_owned()),
             password_hash: Set(Some(hash)),
             is_site_admin: Set(false),
-            created_at: Set(domain::now()),
+            created_at: Set(domain::clock(txn).await?),
             ..Default::default()
         }
         .insert(txn)

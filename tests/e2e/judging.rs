@@ -6,8 +6,8 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use crate::harness::{
-    App, CALLERS, Caller, Scenario, assert_bad_input, assert_code, data, error_code, fixture_path,
-    op, rfc3339, str_at, unique,
+    App, CALLERS, Caller, Scenario, assert_bad_input, assert_code, data, error_code, error_message,
+    fixture_path, op, rfc3339, str_at, unique,
 };
 
 const FIXTURE_SLUG: &str = "spring-hack-2026";
@@ -15,6 +15,7 @@ const FIXTURE_SLUG: &str = "spring-hack-2026";
 e2e! {
     fixture_calibrates_publishes_and_verifies_offline,
     judges_review_privately_inside_the_window,
+    a_withdrawn_project_leaves_its_judges_queues_working,
     auto_assign_plans_then_applies_once,
     exports_neutralize_formulas_and_are_audited,
     judging_fields_follow_the_authorization_matrix,
@@ -235,6 +236,7 @@ struct Judged {
     team: String,
     assignment_a: String,
     assignment_b: String,
+    judge_a_id: String,
     judge_b_id: String,
 }
 
@@ -294,8 +296,169 @@ async fn judged_event(app: &App) -> Judged {
         team,
         assignment_a: a.2,
         assignment_b: b.2,
+        judge_a_id: a.1,
         judge_b_id: b.1,
     }
+}
+
+/// The judge's own queue, as the judging page reads it.
+const QUEUE: &str = "query($e: String!) { event(slug: $e) { myProgress { done total } nextAssignment { id project { title } } myAssignments { id status project { id title status } } } }";
+
+/// The organizers' counts and the event's assignments with their status.
+const PROGRESS: &str = "query($e: String!) { event(slug: $e) { judgingProgress { assignments done pending recused withdrawn } assignments(first: 100) { edges { node { id status } } } } }";
+
+/// The status of each assignment, by id, as the organizers read it.
+fn statuses(d: &Value) -> std::collections::BTreeMap<String, String> {
+    d["event"]["assignments"]["edges"]
+        .as_array()
+        .expect("assignments")
+        .iter()
+        .map(|e| (str_at(e, "/node/id"), str_at(e, "/node/status")))
+        .collect()
+}
+
+/// A team withdraws a project after judges were assigned to it: the judges' queues keep
+/// working without it, a review of it is refused, organizers do not wait for it, and
+/// submitting it again brings everything back.
+async fn a_withdrawn_project_leaves_its_judges_queues_working(app: App) {
+    let j = judged_event(&app).await;
+    let scores =
+        json!([{ "criterion": "impact", "value": 4 }, { "criterion": "craft", "value": 3 }]);
+    // Judge A has a second project in the queue, which stays submitted.
+    let track = str_at(
+        &app.ok(
+            Some(&j.admin),
+            "query($e: String!) { event(slug: $e) { tracks { id } } }",
+            json!({ "e": j.slug }),
+        )
+        .await,
+        "/event/tracks/0/id",
+    );
+    let other = app
+        .create_project(&j.participant, &j.slug, "Other thing", &track)
+        .await;
+    app.submit_project(&j.participant, &other).await;
+    let d = app
+        .ok(
+            Some(&j.admin),
+            op("AssignJudge"),
+            json!({ "event": j.slug, "judge": j.judge_a_id, "project": other }),
+        )
+        .await;
+    let other_assignment = str_at(&d, "/assignJudge/id");
+    // Judge B has already submitted a review of the project that will be withdrawn.
+    app.ok(
+        Some(&j.judge_b),
+        op("SaveReview"),
+        json!({ "assignment": j.assignment_b, "scores": scores, "submit": true }),
+    )
+    .await;
+    let q = json!({ "e": j.slug });
+    let before = app.ok(Some(&j.judge_a), QUEUE, q.clone()).await;
+    assert_eq!(
+        before["event"]["myProgress"],
+        json!({ "done": 0, "total": 2 })
+    );
+
+    let w = app
+        .ok(
+            Some(&j.participant),
+            op("WithdrawProject"),
+            json!({ "id": j.project }),
+        )
+        .await;
+    assert_eq!(w["withdrawProject"]["status"], "WITHDRAWN");
+
+    // Judge A's queue still loads, without the withdrawn project.
+    let r = app.gql_as(&j.judge_a, QUEUE, q.clone()).await;
+    let queue = &data(&r)["event"];
+    let ids: Vec<&str> = queue["myAssignments"]
+        .as_array()
+        .expect("myAssignments")
+        .iter()
+        .filter_map(|a| a["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [other_assignment.as_str()],
+        "only the reviewable assignment is listed: {r}"
+    );
+    assert_eq!(queue["myAssignments"][0]["project"]["title"], "Other thing");
+    assert_eq!(
+        queue["myProgress"],
+        json!({ "done": 0, "total": 1 }),
+        "the withdrawn project is not outstanding"
+    );
+    assert_eq!(queue["nextAssignment"]["id"], other_assignment.as_str());
+    // Judge B's queue is empty, not broken.
+    let r = app.gql_as(&j.judge_b, QUEUE, q.clone()).await;
+    assert_eq!(data(&r)["event"]["myAssignments"], json!([]), "{r}");
+    assert_eq!(
+        data(&r)["event"]["myProgress"],
+        json!({ "done": 0, "total": 0 })
+    );
+
+    // Reviewing the withdrawn project is refused and writes nothing; the rest still works.
+    let head = app.audit_head().await;
+    for (judge, assignment) in [(&j.judge_a, &j.assignment_a), (&j.judge_b, &j.assignment_b)] {
+        let r = app
+            .gql_as(
+                judge,
+                op("SaveReview"),
+                json!({ "assignment": assignment, "scores": scores }),
+            )
+            .await;
+        assert_code(&r, "CONFLICT");
+        assert!(
+            error_message(&r).contains("withdrawn"),
+            "the refusal says why: {r}"
+        );
+    }
+    assert_eq!(app.audit_head().await, head, "refused saves write nothing");
+    let d = app
+        .ok(
+            Some(&j.judge_a),
+            op("SaveReview"),
+            json!({ "assignment": other_assignment, "scores": scores, "submit": true }),
+        )
+        .await;
+    assert_eq!(d["saveReview"]["submitted"], true);
+
+    // Organizers: nothing withdrawn is waited for, every assignment is accounted for.
+    let d = app.ok(Some(&j.admin), PROGRESS, q.clone()).await;
+    assert_eq!(
+        d["event"]["judgingProgress"],
+        json!({ "assignments": 3, "done": 1, "pending": 0, "recused": 0, "withdrawn": 2 }),
+        "{d}"
+    );
+    let s = statuses(&d);
+    assert_eq!(s[&j.assignment_a], "withdrawn");
+    assert_eq!(s[&j.assignment_b], "withdrawn");
+    assert_eq!(s[&other_assignment], "done");
+
+    // Submitted again, the project is back in both queues, with judge B's review done.
+    app.submit_project(&j.participant, &j.project).await;
+    let r = app.gql_as(&j.judge_a, QUEUE, q.clone()).await;
+    let queue = &data(&r)["event"];
+    assert_eq!(queue["myProgress"], json!({ "done": 1, "total": 2 }));
+    assert_eq!(queue["nextAssignment"]["id"], j.assignment_a.as_str());
+    let d = app
+        .ok(
+            Some(&j.judge_a),
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": scores }),
+        )
+        .await;
+    assert_eq!(d["saveReview"]["version"], 1);
+    let d = app.ok(Some(&j.admin), PROGRESS, q.clone()).await;
+    assert_eq!(
+        d["event"]["judgingProgress"],
+        json!({ "assignments": 3, "done": 2, "pending": 1, "recused": 0, "withdrawn": 0 }),
+        "{d}"
+    );
+    let s = statuses(&d);
+    assert_eq!(s[&j.assignment_a], "pending");
+    assert_eq!(s[&j.assignment_b], "done");
 }
 
 const REVIEWS: &str = "query($p: ID!) { project(id: $p) { reviews { id comment judge { id } scores { criterion value } } } }";

@@ -9,6 +9,7 @@ use crate::harness::{App, assert_code, op, rfc3339, str_at, unique};
 
 e2e! {
     idempotency_keys_make_retries_safe,
+    simultaneous_retries_with_one_idempotency_key_get_one_answer,
     standard_introspection_query_is_answered,
     playground_assets_are_served_by_the_binary,
     organizers_follow_judging_live,
@@ -47,6 +48,76 @@ async fn idempotency_keys_make_retries_safe(app: App) {
         )
         .await;
     assert_eq!(a, b);
+}
+
+/// A script that fires the same `createProject` 100 times at once with one idempotency key
+/// (a client retrying over a flaky network, many workers sharing a job) creates one project,
+/// and every caller receives that project: the losers of the race wait for the winner and
+/// replay its result instead of failing.
+async fn simultaneous_retries_with_one_idempotency_key_get_one_answer(app: App) {
+    const CALLS: usize = 100;
+    let s = app.scenario().await;
+    let create = op("CreateProject");
+    let vars = json!({ "event": s.event_a, "input": { "title": "Once", "track": s.track_a }, "idempotencyKey": "burst-1" });
+    // Open the connections first, so that the calls below arrive together.
+    let warm = "{ viewer { user { id } } }";
+    futures_util::future::join_all(
+        (0..CALLS).map(|_| app.gql_as(&s.participant_a, warm, json!({}))),
+    )
+    .await;
+    let head = app.audit_head().await;
+    let responses = futures_util::future::join_all(
+        (0..CALLS).map(|_| app.gql_as(&s.participant_a, create, vars.clone())),
+    )
+    .await;
+    let failed: Vec<&serde_json::Value> = responses
+        .iter()
+        .filter(|r| r["errors"].as_array().is_some_and(|e| !e.is_empty()))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {CALLS} callers got an error instead of the result, e.g. {}",
+        failed.len(),
+        failed[0]
+    );
+    let first = &responses[0]["data"]["createProject"];
+    assert!(first["id"].is_string(), "{first}");
+    for r in &responses {
+        assert_eq!(
+            &r["data"]["createProject"], first,
+            "every caller gets the same project"
+        );
+    }
+    assert_eq!(
+        app.audit_head().await,
+        head + 1,
+        "one write, one audit entry"
+    );
+    let mine = app
+        .ok(
+            Some(&s.participant_a),
+            op("MyTeamProjects"),
+            json!({ "event": s.event_a }),
+        )
+        .await;
+    let titled_once = mine["event"]["myTeam"]["projects"]
+        .as_array()
+        .expect("projects")
+        .iter()
+        .filter(|p| p["title"] == "Once")
+        .count();
+    assert_eq!(titled_once, 1, "exactly one project was created: {mine}");
+    // The same key with another input is still refused, however many ask at once.
+    let mut changed = vars.clone();
+    changed["input"]["title"] = json!("Twice");
+    let refused = futures_util::future::join_all(
+        (0..10).map(|_| app.gql_as(&s.participant_a, create, changed.clone())),
+    )
+    .await;
+    for r in &refused {
+        assert_code(r, "CONFLICT");
+    }
+    assert_eq!(app.audit_head().await, head + 1);
 }
 
 const INTROSPECTION: &str = "query IntrospectionQuery { __schema { queryType { name } mutationType { name } subscriptionType { name }

@@ -6,7 +6,10 @@
 //! ## Encoding (version `verdict.audit.v1`)
 //!
 //! - `occurred_at`: RFC 3339, UTC, microseconds, `Z` (e.g. `2026-03-15T22:53:00.000000Z`),
-//!   stored as the exact string that was hashed.
+//!   stored as the exact string that was hashed. It is the database's clock read in the
+//!   mutation's transaction ([`crate::db::now`]): on PostgreSQL the time that transaction
+//!   began, so entries of overlapping transactions may be a few milliseconds out of `seq`
+//!   order; `seq` is the order.
 //! - `payload`: canonical JSON (sorted keys, no insignificant whitespace, UTF-8);
 //!   `payload_hash` = SHA-256 of those bytes, lower-case hex.
 //! - `row_hash` = SHA-256 over the domain tag `verdict.audit.v1` followed by the fields
@@ -112,7 +115,7 @@ pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64>
         .await?
         .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
     let seq = head.seq + 1;
-    let occurred_at = canonical_time(Utc::now());
+    let occurred_at = canonical_time(crate::db::now(txn).await?);
     let payload = canonical_json(&entry.payload);
     let payload_hash = sha256_hex(payload.as_bytes());
     let hash = row_hash(
@@ -279,7 +282,7 @@ pub async fn checkpoint<C: ConnectionTrait>(
         .one(db)
         .await?
         .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
-    let time = canonical_time(Utc::now());
+    let time = canonical_time(crate::db::now(db).await?);
     let seq = head.seq.to_string();
     let signature = signer.sign(
         crate::crypto::signing::CHECKPOINT_TAG,

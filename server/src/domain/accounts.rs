@@ -8,7 +8,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, now, validate};
+use super::{Actor, clock, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::{bearer_token, password, public_id, random_string, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -45,7 +45,7 @@ pub async fn sign_up<C: ConnectionTrait>(
         display_name: Set(display_name),
         password_hash: Set(Some(hash)),
         is_site_admin: Set(false),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -61,7 +61,7 @@ pub async fn sign_up<C: ConnectionTrait>(
 
 async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<String> {
     let token = bearer_token("vs_");
-    let t = now();
+    let t = clock(txn).await?;
     session::ActiveModel {
         user_id: Set(user_id),
         token_hash: Set(sha256_hex(token.as_bytes())),
@@ -173,7 +173,7 @@ async fn save_bucket<C: ConnectionTrait>(txn: &C, row: login_throttle::Model) ->
 /// the password is checked: a refused or failed log-in writes only its count.
 async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {
     let txn = db.write().await?;
-    let t = now();
+    let t = clock(&txn).await?;
     let mut pair = locked_bucket(&txn, &b.pair, t).await?;
     if pair.failures >= limit {
         return Err(retry_after(&pair, t));
@@ -205,7 +205,7 @@ async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<
 /// After a successful log-in, inside its transaction: clear the pair bucket, give the slot
 /// back to the address and account buckets, and remember the address as the owner's.
 async fn forgive_attempt<C: ConnectionTrait>(txn: &C, b: &Buckets) -> AppResult<()> {
-    let t = now();
+    let t = clock(txn).await?;
     login_throttle::Entity::delete_by_id(b.pair.clone())
         .exec(txn)
         .await?;
@@ -261,7 +261,7 @@ pub async fn log_out<C: ConnectionTrait>(txn: &C, actor: &Actor, session_id: i64
         .await?
         .ok_or(AppError::NotFound("session"))?;
     let mut am = s.into_active_model();
-    am.revoked_at = Set(Some(now()));
+    am.revoked_at = Set(Some(clock(txn).await?));
     am.update(txn).await?;
     audit::append(
         txn,
@@ -277,7 +277,7 @@ pub async fn authenticate(
     raw: &str,
 ) -> AppResult<Option<(user::Model, Credential)>> {
     let hash = sha256_hex(raw.as_bytes());
-    let t = now();
+    let t = clock(db).await?;
     let found = if raw.starts_with("vt_") {
         let Some(tok) = api_token::Entity::find()
             .filter(api_token::Column::TokenHash.eq(hash))
@@ -317,14 +317,15 @@ pub async fn authenticate(
 
 /// Whether a credential found by [`authenticate`] still holds: the session is neither
 /// revoked nor expired, the API token is not revoked. Long-lived connections ask this
-/// before each operation and each subscription message (one statement).
+/// before each operation and each subscription message (one statement; a session's
+/// expiry also reads the database's clock).
 pub async fn still_valid<C: ConnectionTrait>(db: &C, credential: &Credential) -> AppResult<bool> {
     use sea_orm::PaginatorTrait;
     let live = match credential {
         Credential::Session { id } => {
             session::Entity::find_by_id(*id)
                 .filter(session::Column::RevokedAt.is_null())
-                .filter(session::Column::ExpiresAt.gt(now()))
+                .filter(session::Column::ExpiresAt.gt(clock(db).await?))
                 .count(db)
                 .await?
         }
@@ -352,7 +353,7 @@ pub async fn create_api_token<C: ConnectionTrait>(
         label: Set(label.clone()),
         prefix: Set(raw[..10].to_owned()),
         token_hash: Set(sha256_hex(raw.as_bytes())),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         last_used_at: Set(None),
         revoked_at: Set(None),
         ..Default::default()
@@ -384,7 +385,7 @@ pub async fn revoke_api_token<C: ConnectionTrait>(
         return Err(AppError::conflict("this token is already revoked"));
     }
     let mut am = t.into_active_model();
-    am.revoked_at = Set(Some(now()));
+    am.revoked_at = Set(Some(clock(txn).await?));
     let t = am.update(txn).await?;
     audit::append(
         txn,
@@ -427,7 +428,7 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
     let revoked = session::Entity::update_many()
         .col_expr(
             session::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(now()),
+            sea_orm::sea_query::Expr::value(clock(txn).await?),
         )
         .filter(session::Column::UserId.eq(u.id))
         .filter(session::Column::RevokedAt.is_null())
@@ -461,7 +462,7 @@ pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult
                 display_name: Set(display),
                 password_hash: Set(Some(hash)),
                 is_site_admin: Set(true),
-                created_at: Set(now()),
+                created_at: Set(clock(txn).await?),
                 ..Default::default()
             }
             .insert(txn)

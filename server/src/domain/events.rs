@@ -8,7 +8,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, Role, lock_event, now, require_organizer, validate};
+use super::{Actor, Role, clock, lock_event, require_organizer, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
@@ -152,7 +152,7 @@ pub async fn create_event<C: ConnectionTrait>(
         reviews_per_project: Set(3),
         max_team_size: Set(5),
         comments_to_teams: Set(false),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     };
     let name = f.name.clone().unwrap_or_default();
@@ -234,7 +234,7 @@ pub async fn insert_membership<C: ConnectionTrait>(
         role: Set(role),
         external_id: Set(external_id),
         judge_tracks: Set(judge_tracks.to_owned()),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)

@@ -303,7 +303,14 @@ pub async fn export<C: ConnectionTrait>(
                             a.public_id.clone(),
                             judge(a.judge_id),
                             proj(a.project_id),
-                            a.status.to_value(),
+                            // As `Assignment.status` reads it: `withdrawn` while the
+                            // project's team has it withdrawn.
+                            super::judging::Standing::of(
+                                a,
+                                projects.get(&a.project_id).is_some_and(|p| p.is_public()),
+                            )
+                            .as_str()
+                            .to_owned(),
                             a.source.to_value(),
                             a.created_at.to_rfc3339(),
                         ]

@@ -7,7 +7,7 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
 };
 
-use super::{Actor, now};
+use super::{Actor, clock};
 use crate::crypto::{canonical_json, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -73,7 +73,7 @@ pub async fn record<C: ConnectionTrait>(
         operation: Set(key.operation.to_owned()),
         request_digest: Set(key.digest.clone()),
         response: Set(response.to_owned()),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)

@@ -2,6 +2,12 @@
 //!
 //! A judge reads and writes only their own reviews, inside the judging window; every save
 //! appends an immutable revision, so every earlier score survives.
+//!
+//! Only a submitted project is reviewable. When its team withdraws a project after judges
+//! were assigned to it, the assignments stay (nothing is deleted) but stand aside as
+//! [`Standing::Withdrawn`]: out of the judges' queues and progress, refused by
+//! [`save_review`], not counted as pending; submitting the project again brings them back
+//! as they were.
 
 use std::collections::BTreeMap;
 
@@ -14,12 +20,12 @@ use entity::{
 };
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
-    IntoActiveModel, PaginatorTrait, QueryFilter, QuerySelect,
+    IntoActiveModel, PaginatorTrait, QueryFilter, QuerySelect, QueryTrait,
 };
 use serde_json::json;
 
 use super::judges::{find_judge, judge_key, judge_of_user, rubric};
-use super::{Actor, Role, json_ids, lock_event, now, require_organizer, validate};
+use super::{Actor, Role, clock, json_ids, lock_event, require_organizer, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
@@ -214,7 +220,7 @@ pub async fn insert_assignment<C: ConnectionTrait>(
         project_id: Set(p.id),
         status: Set(status),
         source: Set(source),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -339,7 +345,7 @@ pub async fn recuse<C: ConnectionTrait>(
         judge_id: Set(j.id),
         team_id: Set(t.id),
         reason: Set(reason),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -456,9 +462,22 @@ pub async fn save_review<C: ConnectionTrait>(
             Err(_) => Err(AppError::NotFound("assignment")),
         };
     }
-    require_judging_open(&e, now())?;
+    let t = clock(txn).await?;
+    require_judging_open(&e, t)?;
     if a.status == AssignmentStatus::Recused {
         return Err(AppError::conflict("this assignment is recused"));
+    }
+    // Locked against a concurrent withdrawal (PostgreSQL; SQLite's write transaction
+    // already excludes it) so that no review of a withdrawn project is ever written.
+    let p = project::Entity::find_by_id(a.project_id)
+        .lock_shared()
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("assignment"))?;
+    if !p.is_public() {
+        return Err(AppError::conflict(
+            "this project was withdrawn by its team: it cannot be reviewed unless it is submitted again",
+        ));
     }
     let comment = comment
         .map(|c| validate::text("comment", c, COMMENT_MAX))
@@ -480,7 +499,6 @@ pub async fn save_review<C: ConnectionTrait>(
     merged.extend(scores.iter().cloned());
     let checked = check_scores(&rubric, &merged, submit)?;
     let scores_json = serde_json::to_string(&checked).unwrap_or_else(|_| "{}".into());
-    let t = now();
     let r = match existing {
         Some(r) => {
             let version = r.version + 1;
@@ -555,7 +573,45 @@ pub async fn insert_revision<C: ConnectionTrait>(txn: &C, r: &review::Model) -> 
     Ok(())
 }
 
-/// A judge's assignments in an event, in the judge's own order (see [`judge_order`]).
+/// Where an assignment stands, as judges and organizers read it (`Assignment.status`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// Waiting for the judge's submitted review.
+    Pending,
+    /// The judge submitted the review.
+    Done,
+    /// Set aside by a recusal; the review does not count.
+    Recused,
+    /// Its project is not submitted (its team withdrew it): not reviewable, in no queue and
+    /// not pending, until the project is submitted again.
+    Withdrawn,
+}
+
+impl Standing {
+    /// The standing of `a` whose project is (`submitted`) or is not reviewable. A recusal
+    /// outranks a withdrawal: it holds whatever the project does.
+    pub fn of(a: &assignment::Model, submitted: bool) -> Standing {
+        match a.status {
+            AssignmentStatus::Recused => Standing::Recused,
+            _ if !submitted => Standing::Withdrawn,
+            AssignmentStatus::Done => Standing::Done,
+            AssignmentStatus::Pending => Standing::Pending,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standing::Pending => "pending",
+            Standing::Done => "done",
+            Standing::Recused => "recused",
+            Standing::Withdrawn => "withdrawn",
+        }
+    }
+}
+
+/// A judge's queue in an event: their assignments to submitted projects, in the judge's own
+/// order (see [`judge_order`]). Assignments of withdrawn projects are left out until the
+/// project is submitted again.
 pub async fn my_assignments<C: ConnectionTrait>(
     db: &C,
     user_id: i64,
@@ -564,8 +620,13 @@ pub async fn my_assignments<C: ConnectionTrait>(
     let Some(judge) = judge_of_user(db, user_id, event_id).await? else {
         return Ok(vec![]);
     };
+    let submitted = project::Entity::find_public(event_id)
+        .select_only()
+        .column(project::Column::Id)
+        .into_query();
     let mut rows = assignment::Entity::find()
         .filter(assignment::Column::JudgeId.eq(judge.id))
+        .filter(assignment::Column::ProjectId.in_subquery(submitted))
         .all(db)
         .await?;
     rows.sort_by_key(|a| judge_order(&judge.public_id, &a.public_id));
@@ -581,13 +642,15 @@ pub fn judge_order(judge: &str, assignment: &str) -> String {
     )
 }
 
-/// Counts of an event's judging work.
+/// Counts of an event's judging work, by [`Standing`]: `assignments` is the sum of the
+/// other four.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Progress {
     pub assignments: i32,
     pub done: i32,
     pub pending: i32,
     pub recused: i32,
+    pub withdrawn: i32,
     pub projects_below_target: i32,
 }
 
@@ -596,23 +659,25 @@ pub async fn progress<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult
         .filter(assignment::Column::EventId.eq(e.id))
         .all(db)
         .await?;
-    let mut p = Progress {
-        assignments: rows.len() as i32,
-        ..Default::default()
-    };
-    for a in &rows {
-        match a.status {
-            AssignmentStatus::Done => p.done += 1,
-            AssignmentStatus::Recused => p.recused += 1,
-            AssignmentStatus::Pending => p.pending += 1,
-        }
-    }
     let submitted: Vec<i64> = project::Entity::find_public(e.id)
         .select_only()
         .column(project::Column::Id)
         .into_tuple()
         .all(db)
         .await?;
+    let reviewable: std::collections::HashSet<i64> = submitted.iter().copied().collect();
+    let mut p = Progress {
+        assignments: rows.len() as i32,
+        ..Default::default()
+    };
+    for a in &rows {
+        match Standing::of(a, reviewable.contains(&a.project_id)) {
+            Standing::Done => p.done += 1,
+            Standing::Recused => p.recused += 1,
+            Standing::Pending => p.pending += 1,
+            Standing::Withdrawn => p.withdrawn += 1,
+        }
+    }
     let reviewed = review::Entity::find()
         .filter(review::Column::EventId.eq(e.id))
         .filter(review::Column::Submitted.eq(true))

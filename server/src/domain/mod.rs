@@ -22,6 +22,16 @@ pub mod results;
 pub mod teams;
 pub mod validate;
 
+/// Now, by the database's clock, read in `db` (a mutation's transaction): the one clock
+/// of every window check and every timestamp a mutation writes. See [`crate::db::now`] for
+/// why the database's clock and what it reads on each backend.
+pub async fn clock<C: ConnectionTrait>(db: &C) -> AppResult<DateTime<Utc>> {
+    Ok(crate::db::now(db).await?)
+}
+
+/// The process clock. Everything here reads [`clock`] instead; only [`results`] still
+/// stamps a calibration run and a publication with this (left to that module's owners to
+/// move to [`clock`]).
 pub fn now() -> DateTime<Utc> {
     Utc::now()
 }
@@ -206,8 +216,8 @@ pub async fn user_by_email<C: ConnectionTrait>(
         .await?)
 }
 
-/// Checks that a write to the event's content happens inside its submission window, by the
-/// server clock, inside the transaction.
+/// Checks that a write to the event's content happens inside its submission window, at
+/// `at`: [`clock`], read inside the transaction.
 pub fn require_submissions_open(e: &event::Model, at: DateTime<Utc>) -> AppResult<()> {
     if at < e.submissions_open {
         return Err(AppError::WindowClosed(

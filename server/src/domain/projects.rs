@@ -1,5 +1,6 @@
 //! Projects: drafted, edited and submitted by their team inside the submission window.
 
+use chrono::{DateTime, Utc};
 use entity::project::ProjectStatus;
 use entity::{event, project};
 use sea_orm::{
@@ -7,7 +8,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Access, Actor, now, require_submissions_open, validate};
+use super::{Access, Actor, clock, require_submissions_open, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
@@ -94,7 +95,8 @@ pub async fn create_project<C: ConnectionTrait>(
     e: &event::Model,
     f: ProjectFields,
 ) -> AppResult<project::Model> {
-    require_submissions_open(e, now())?;
+    let t = clock(txn).await?;
+    require_submissions_open(e, t)?;
     let access = Access::load(txn, &actor.user).await?;
     let team_id = access
         .team_in(e.id)
@@ -106,7 +108,6 @@ pub async fn create_project<C: ConnectionTrait>(
         return Err(AppError::bad_input("track", "is required"));
     }
     let changed = f.changed();
-    let t = now();
     let mut am = project::ActiveModel {
         public_id: Set(public_id("prj")),
         event_id: Set(e.id),
@@ -139,12 +140,13 @@ pub async fn create_project<C: ConnectionTrait>(
 }
 
 /// Loads a project for a write by its own team: NOT_FOUND when the caller cannot see it,
-/// FORBIDDEN when they can but it is not theirs, WINDOW_CLOSED outside the window.
+/// FORBIDDEN when they can but it is not theirs, WINDOW_CLOSED outside the window. Returns
+/// it with its event and the time the window was checked at (the database's clock).
 async fn for_team_write<C: ConnectionTrait>(
     txn: &C,
     actor: &Actor,
     id: &str,
-) -> AppResult<(project::Model, event::Model)> {
+) -> AppResult<(project::Model, event::Model, DateTime<Utc>)> {
     let p = super::find_project(txn, id, None)
         .await?
         .ok_or(AppError::NotFound("project"))?;
@@ -156,11 +158,12 @@ async fn for_team_write<C: ConnectionTrait>(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("event"))?;
-    require_submissions_open(&e, now())?;
+    let t = clock(txn).await?;
+    require_submissions_open(&e, t)?;
     if !access.on_team(p.event_id, p.team_id) {
         return Err(AppError::forbidden("only the project's team may change it"));
     }
-    Ok((p, e))
+    Ok((p, e, t))
 }
 
 pub async fn update_project<C: ConnectionTrait>(
@@ -169,7 +172,7 @@ pub async fn update_project<C: ConnectionTrait>(
     id: &str,
     f: ProjectFields,
 ) -> AppResult<project::Model> {
-    let (p, e) = for_team_write(txn, actor, id).await?;
+    let (p, e, t) = for_team_write(txn, actor, id).await?;
     if p.status == ProjectStatus::Withdrawn {
         return Err(AppError::conflict(
             "a withdrawn project cannot be edited; submit it again first",
@@ -178,7 +181,7 @@ pub async fn update_project<C: ConnectionTrait>(
     let changed = f.changed();
     let mut am = p.into_active_model();
     apply(txn, &mut am, e.id, f).await?;
-    am.updated_at = Set(now());
+    am.updated_at = Set(t);
     let p = am.update(txn).await?;
     audit::append(
         txn,
@@ -197,7 +200,7 @@ async fn set_status<C: ConnectionTrait>(
     id: &str,
     to: ProjectStatus,
 ) -> AppResult<project::Model> {
-    let (p, e) = for_team_write(txn, actor, id).await?;
+    let (p, e, t) = for_team_write(txn, actor, id).await?;
     let from = p.status;
     let allowed = match to {
         ProjectStatus::Submitted => from != ProjectStatus::Submitted,
@@ -210,7 +213,6 @@ async fn set_status<C: ConnectionTrait>(
             to.to_value()
         )));
     }
-    let t = now();
     let mut am = p.into_active_model();
     am.status = Set(to);
     if to == ProjectStatus::Submitted {

@@ -7,7 +7,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, Role, lock_event, now, roles_in, validate};
+use super::{Actor, Role, clock, lock_event, roles_in, validate};
 use crate::audit::{self, Entry};
 use crate::crypto::{public_id, random_string};
 use crate::error::{AppError, AppResult};
@@ -42,7 +42,7 @@ pub async fn create_team<C: ConnectionTrait>(
         external_id: Set(external_id.unwrap_or_else(|| public_id("tm"))),
         name: Set(name),
         invite_code: Set(random_string(12)),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -123,7 +123,7 @@ pub async fn insert_member<C: ConnectionTrait>(
         event_id: Set(t.event_id),
         team_id: Set(t.id),
         user_id: Set(user_id),
-        created_at: Set(now()),
+        created_at: Set(clock(txn).await?),
         ..Default::default()
     }
     .insert(txn)
@@ -153,7 +153,7 @@ pub async fn join_team<C: ConnectionTrait>(
     }
     // Teams may form before submissions open, but not after the deadline: joining then
     // would make someone a co-author of a project they could not have worked on.
-    if super::now() >= e.submissions_close {
+    if clock(txn).await? >= e.submissions_close {
         return Err(AppError::WindowClosed(
             "the submission deadline has passed: teams can no longer change".into(),
         ));

@@ -25,7 +25,7 @@ use sea_orm::{
 use serde_json::json;
 
 use super::{
-    Role, events::insert_membership, judges, judging, now, teams::insert_member, validate,
+    Role, clock, events::insert_membership, judges, judging, teams::insert_member, validate,
 };
 use crate::audit::{self, Entry};
 use crate::crypto::{public_id, random_string};
@@ -79,7 +79,7 @@ pub async fn import<C: ConnectionTrait>(
     f: &Fixture,
 ) -> AppResult<(event::Model, ImportCounts)> {
     let mut n = ImportCounts::default();
-    let t0 = now();
+    let t0 = clock(txn).await?;
     let fe = &f.event;
     let ev = match event::Entity::find()
         .filter(event::Column::ExternalId.eq(&fe.external_id))
@@ -378,7 +378,7 @@ async fn import_judging<C: ConnectionTrait>(
         .into_iter()
         .map(|a| (a.judge_id, a.project_id))
         .collect();
-    let t0 = now();
+    let t0 = clock(txn).await?;
     for (i, rv) in f.reviews.iter().enumerate() {
         let row = format!("review #{} ({} on {})", i + 1, rv.judge, rv.project);
         let judge = judges

@@ -232,7 +232,8 @@ impl JudgingMutation {
     /// Creates or updates the caller's review of an assignment, inside the judging window.
     /// Every save keeps a revision; `submit: true` submits it (it then scores every
     /// criterion). Only the assigned judge may save it (FORBIDDEN for organizers, NOT_FOUND
-    /// for others); WINDOW_CLOSED outside the judging window; CONFLICT when recused.
+    /// for others); WINDOW_CLOSED outside the judging window; CONFLICT when recused, or
+    /// when the project's team has withdrawn it.
     async fn save_review(
         &self,
         ctx: &Context<'_>,

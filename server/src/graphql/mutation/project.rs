@@ -122,15 +122,22 @@ impl ProjectMutation {
         let txn = begin(ctx).await?;
         let p = projects::submit_project(&txn, &actor, &id).await.gql(ctx)?;
         commit(ctx, txn).await?;
-        ctx.services().bus.publish(BusEvent::ProjectSubmitted {
+        let bus = &ctx.services().bus;
+        bus.publish(BusEvent::ProjectSubmitted {
             event_id: p.event_id,
             project_id: p.id,
+        });
+        // A project submitted again brings its judges' assignments back.
+        bus.publish(BusEvent::JudgingChanged {
+            event_id: p.event_id,
         });
         Ok(Project(p))
     }
 
     /// Withdraws a submitted project (its team, inside the submission window; CONFLICT
-    /// unless it is submitted). Nothing is deleted, and it can be submitted again.
+    /// unless it is submitted). Nothing is deleted, and it can be submitted again. Its
+    /// judges' assignments become `withdrawn` meanwhile: out of their queues, not reviewable,
+    /// not pending.
     async fn withdraw_project(
         &self,
         ctx: &Context<'_>,
@@ -142,6 +149,10 @@ impl ProjectMutation {
             .await
             .gql(ctx)?;
         commit(ctx, txn).await?;
+        // Its judges' assignments stand aside: progress moved.
+        ctx.services().bus.publish(BusEvent::JudgingChanged {
+            event_id: p.event_id,
+        });
         Ok(Project(p))
     }
 }

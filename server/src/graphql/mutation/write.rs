@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::domain::idempotency::{self, Key};
 use crate::domain::{Actor, event_by_slug};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::graphql::context::{CtxExt, ResultExt};
 
 pub(super) async fn begin(ctx: &Context<'_>) -> async_graphql::Result<DatabaseTransaction> {
@@ -37,6 +37,13 @@ pub(super) async fn event_of(
 /// When an earlier request already used `key` with the same input, nothing is written and
 /// `write` is not called: that request's result is reloaded and returned again (the same
 /// key with a different input is a CONFLICT). Without a key, it is a plain write.
+///
+/// Requests with one key can also arrive together, each finding no result yet. They all
+/// write; the first to commit wins, and each of the others fails on the key's unique index
+/// (PostgreSQL holds that insert until the winner commits; SQLite runs one writer at a
+/// time). A loser rolls back and answers with the winner's committed result, exactly as a
+/// later retry would: see [`replay_winner`]. So every caller with the same key and input
+/// gets the same answer, and it is written once.
 pub(super) async fn idempotent<T: Replayable>(
     ctx: &Context<'_>,
     actor: &Actor,
@@ -49,14 +56,60 @@ pub(super) async fn idempotent<T: Replayable>(
     {
         return T::reload(&txn, &id).await.gql(ctx);
     }
-    let created = write(&txn).await.gql(ctx)?;
-    if let Some(k) = &key {
-        idempotency::record(&txn, actor, k, created.public_id())
-            .await
-            .gql(ctx)?;
+    let written = async {
+        let created = write(&txn).await?;
+        if let Some(k) = &key {
+            idempotency::record(&txn, actor, k, created.public_id()).await?;
+        }
+        Ok::<_, AppError>(created)
     }
-    commit(ctx, txn).await?;
-    Ok(created)
+    .await;
+    let outcome = match written {
+        Ok(created) => txn.commit().await.map(|()| created).map_err(AppError::from),
+        Err(e) => {
+            // Nothing of a failed write may stay; the connection is reused at once below.
+            let _ = txn.rollback().await;
+            Err(e)
+        }
+    };
+    match (outcome, &key) {
+        (Ok(created), _) => {
+            ctx.rc().refresh().await;
+            Ok(created)
+        }
+        (Err(AppError::Db(e)), Some(k)) if is_unique_violation(&e) => {
+            replay_winner(ctx, actor, k, AppError::Db(e)).await
+        }
+        (Err(e), _) => Err(e).gql(ctx),
+    }
+}
+
+/// How often a request that lost the race for its idempotency key looks for the winner's
+/// result before its own error stands.
+const REPLAY_ATTEMPTS: u32 = 3;
+
+/// Answers a request whose write hit a unique violation while it carried `key`: if another
+/// request with the key has committed, with that request's result (or CONFLICT when it had
+/// a different input), read in a fresh transaction. The violation is reported only once the
+/// winner has committed, so the first read normally finds it; the attempts are a bound, not
+/// a schedule. When none finds the key, the violation was about something else (say, a
+/// name already taken) and `lost` is the answer.
+async fn replay_winner<T: Replayable>(
+    ctx: &Context<'_>,
+    actor: &Actor,
+    key: &Key,
+    lost: AppError,
+) -> async_graphql::Result<T> {
+    for attempt in 0..REPLAY_ATTEMPTS {
+        if attempt > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10 << attempt)).await;
+        }
+        let txn = begin(ctx).await?;
+        if let Some(id) = idempotency::replay(&txn, actor, key).await.gql(ctx)? {
+            return T::reload(&txn, &id).await.gql(ctx);
+        }
+    }
+    Err(lost).gql(ctx)
 }
 
 /// What an idempotent mutation creates: remembered by its public id, and reloaded by it

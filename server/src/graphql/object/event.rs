@@ -255,7 +255,9 @@ impl Event {
             .gql(ctx)?;
         Ok(rows.into_iter().map(Criterion).collect())
     }
-    /// The caller's own assignments as a judge here, in the caller's own order.
+    /// The caller's own assignments as a judge here, in the caller's own order: those of
+    /// submitted projects (an assignment whose project its team withdrew leaves the queue
+    /// until the project is submitted again).
     async fn my_assignments(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Assignment>> {
         let actor = ctx.actor()?;
         let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)

@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 use entity::{assignment, criterion, recusal, review};
 use sea_orm::ActiveEnum;
 
+use crate::domain::judging::Standing;
+
 use super::event::Team;
 use super::project::Project;
 use super::user::Membership;
@@ -50,6 +52,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("JudgingProgress.done", Rule::Organizer),
     ("JudgingProgress.pending", Rule::Organizer),
     ("JudgingProgress.recused", Rule::Organizer),
+    ("JudgingProgress.withdrawn", Rule::Organizer),
     ("JudgingProgress.projectsBelowTarget", Rule::Organizer),
     ("AssignmentPlan.edges", Rule::Organizer),
     ("AssignmentPlan.coverage", Rule::Organizer),
@@ -144,9 +147,18 @@ impl Assignment {
         .await
         .map(Membership)
     }
-    /// `pending`, `done` or `recused`.
-    async fn status(&self) -> String {
-        self.row.status.to_value()
+    /// `pending`, `done`, `recused`, or `withdrawn`: its project's team withdrew it, so it
+    /// cannot be reviewed and has left the judge's queue; it returns to `pending` or `done`
+    /// when the project is submitted again.
+    async fn status(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
+        let p = one(
+            ctx,
+            &ctx.loaders().projects,
+            ProjectId(self.row.project_id),
+            "project",
+        )
+        .await?;
+        Ok(Standing::of(&self.row, p.is_public()).as_str().to_owned())
     }
     /// `import`, `auto` or `manual`.
     async fn source(&self) -> String {
@@ -285,7 +297,7 @@ impl Recusal {
 pub struct AssignmentProgress {
     /// Assignments with a submitted review (recused ones not counted).
     pub done: i32,
-    /// Assignments in the queue (recused ones not counted).
+    /// Assignments in the queue (recused ones and those of withdrawn projects not counted).
     pub total: i32,
 }
 
@@ -295,14 +307,17 @@ pub struct AssignmentProgress {
 pub struct JudgingProgress {
     #[graphql(skip)]
     pub event_id: i64,
-    /// Every assignment in the event, recused ones included.
+    /// Every assignment in the event: `done + pending + recused + withdrawn`.
     pub assignments: i32,
-    /// Assignments with a submitted review.
+    /// Assignments of submitted projects with a submitted review.
     pub done: i32,
-    /// Assignments still waiting for a submitted review.
+    /// Assignments of submitted projects still waiting for a submitted review.
     pub pending: i32,
     /// Assignments set aside by a recusal.
     pub recused: i32,
+    /// Assignments whose project its team withdrew: not reviewable and not waited for,
+    /// until the project is submitted again.
+    pub withdrawn: i32,
     /// Submitted projects with fewer submitted reviews than the event's target.
     pub projects_below_target: i32,
 }
@@ -320,6 +335,7 @@ impl JudgingProgress {
             done: p.done,
             pending: p.pending,
             recused: p.recused,
+            withdrawn: p.withdrawn,
             projects_below_target: p.projects_below_target,
         })
     }

@@ -1,6 +1,8 @@
 //! The audit chain: one event per successful mutation, none per refused one, and a chain
 //! that `verdict audit verify` accepts after a concurrent burst and rejects once tampered.
 
+use std::collections::BTreeSet;
+
 use futures_util::{StreamExt, stream};
 use serde_json::{Value, json};
 
@@ -53,43 +55,109 @@ fn seq_of(n: &Value) -> u64 {
 /// Whether a step's mutation should go through.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Outcome {
+    /// It succeeds and appends exactly one audit event.
     Succeeds,
+    /// It is refused with an error code and appends nothing.
     Refused,
+    /// It succeeds and writes nothing: only `autoAssign(apply: false)`, a dry run.
+    DryRun,
 }
-use Outcome::{Refused, Succeeds};
+use Outcome::{DryRun, Refused, Succeeds};
 
-/// Run one mutation and check the audit head moved by exactly one (or not at all when it
-/// is refused).
-async fn step(
-    app: &App,
-    outcome: Outcome,
-    label: &str,
-    token: Option<&str>,
-    query: &str,
-    vars: Value,
-) -> Value {
-    let before = app.audit_head().await;
-    let r = app.gql_opt(token, query, vars).await;
-    let delta = match outcome {
-        Succeeds => {
-            assert!(r.get("errors").is_none(), "{label} should succeed: {r}");
-            1
+/// Runs mutations, checking the audit head after each, and records which mutation fields
+/// were seen to succeed and to be refused.
+struct Steps<'a> {
+    app: &'a App,
+    succeeded: BTreeSet<String>,
+    refused: BTreeSet<String>,
+}
+
+impl<'a> Steps<'a> {
+    fn new(app: &'a App) -> Self {
+        Steps {
+            app,
+            succeeded: BTreeSet::new(),
+            refused: BTreeSet::new(),
         }
-        Refused => {
-            assert!(error_code(&r).is_some(), "{label} should be refused: {r}");
-            0
-        }
-    };
-    let after = app.audit_head().await;
-    assert_eq!(
-        after,
-        before + delta,
-        "{label}: audit head {before} -> {after}"
-    );
-    r
+    }
+
+    /// Run one mutation and check the audit head moved by exactly one (or not at all when
+    /// it is refused, or a dry run).
+    async fn step(
+        &mut self,
+        outcome: Outcome,
+        label: &str,
+        token: Option<&str>,
+        query: &str,
+        vars: Value,
+    ) -> Value {
+        let app = self.app;
+        let before = app.audit_head().await;
+        let r = app.gql_opt(token, query, vars).await;
+        let delta = match outcome {
+            Succeeds | DryRun => {
+                assert!(r.get("errors").is_none(), "{label} should succeed: {r}");
+                u64::from(outcome == Succeeds)
+            }
+            Refused => {
+                assert!(error_code(&r).is_some(), "{label} should be refused: {r}");
+                0
+            }
+        };
+        let after = app.audit_head().await;
+        assert_eq!(
+            after,
+            before + delta,
+            "{label}: audit head {before} -> {after}"
+        );
+        let seen = match outcome {
+            Succeeds => &mut self.succeeded,
+            Refused => &mut self.refused,
+            DryRun => return r,
+        };
+        seen.extend(root_fields(query));
+        r
+    }
+}
+
+/// The root fields an operation selects.
+fn root_fields(query: &str) -> Vec<String> {
+    use apollo_compiler::ast::{Definition, Document, Selection};
+    let doc = Document::parse(query, "step.graphql")
+        .unwrap_or_else(|e| panic!("a step's operation does not parse:\n{}", e.errors));
+    doc.definitions
+        .iter()
+        .filter_map(|d| match d {
+            Definition::OperationDefinition(o) => Some(o),
+            _ => None,
+        })
+        .flat_map(|o| o.selection_set.iter())
+        .filter_map(|s| match s {
+            Selection::Field(f) => Some(f.name.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every mutation field of the checked-in `schema.graphql` (which `cargo test --test
+/// schema` keeps equal to the code).
+fn schema_mutations() -> BTreeSet<String> {
+    const SDL: &str = include_str!("../../schema.graphql");
+    let schema = apollo_compiler::Schema::parse(SDL, "schema.graphql")
+        .unwrap_or_else(|e| panic!("schema.graphql does not parse:\n{}", e.errors));
+    let root = schema
+        .schema_definition
+        .mutation
+        .as_ref()
+        .expect("the schema has mutations");
+    let mutation = schema
+        .get_object(root.name.as_str())
+        .expect("the mutation root type");
+    mutation.fields.keys().map(|k| k.to_string()).collect()
 }
 
 async fn every_mutation_appends_exactly_one_audit_event(app: App) {
+    let mut steps = Steps::new(&app);
     let admin = app.site_admin().await;
     let admin = Some(admin.as_str());
     let t = unique();
@@ -99,327 +167,361 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     let input = json!({ "slug": event, "name": "Audited",
         "submissionsOpen": d(-1), "submissionsClose": d(1), "judgingOpen": d(2), "judgingClose": d(3),
         "reviewsPerProject": 3, "maxTeamSize": 3 });
-    step(
-        &app,
-        Succeeds,
-        "createEvent",
-        admin,
-        op("CreateEvent"),
-        json!({ "input": input }),
-    )
-    .await;
+    steps
+        .step(
+            Succeeds,
+            "createEvent",
+            admin,
+            op("CreateEvent"),
+            json!({ "input": input.clone() }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "createEvent (slug taken)",
+            admin,
+            op("CreateEvent"),
+            json!({ "input": input }),
+        )
+        .await;
 
     // Accounts and sessions.
     let org_email = format!("org-{t}@example.org");
     let vars = json!({ "email": org_email, "password": PASSWORD, "displayName": "Someone" });
-    let r = step(&app, Succeeds, "signUp", None, op("SignUp"), vars.clone()).await;
+    let r = steps
+        .step(Succeeds, "signUp", None, op("SignUp"), vars.clone())
+        .await;
     let org_token = str_at(&r, "/data/signUp/token");
     let org = Some(org_token.as_str());
-    step(
-        &app,
-        Refused,
-        "signUp (taken email)",
-        None,
-        op("SignUp"),
-        vars.clone(),
-    )
-    .await;
+    steps
+        .step(
+            Refused,
+            "signUp (taken email)",
+            None,
+            op("SignUp"),
+            vars.clone(),
+        )
+        .await;
     let log_in = json!({ "email": org_email, "password": PASSWORD });
     let first_session = str_at(
-        &step(&app, Succeeds, "logIn", None, op("LogIn"), log_in).await,
+        &steps
+            .step(Succeeds, "logIn", None, op("LogIn"), log_in)
+            .await,
         "/data/logIn/token",
     );
     let wrong = json!({ "email": org_email, "password": "wrong wrong wrong" });
-    step(
-        &app,
-        Refused,
-        "logIn (bad password)",
-        None,
-        op("LogIn"),
-        wrong,
-    )
-    .await;
-    step(
-        &app,
-        Succeeds,
-        "logOut",
-        Some(&first_session),
-        op("LogOut"),
-        json!({}),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "logOut (again)",
-        Some(&first_session),
-        op("LogOut"),
-        json!({}),
-    )
-    .await;
+    steps
+        .step(Refused, "logIn (bad password)", None, op("LogIn"), wrong)
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "logOut",
+            Some(&first_session),
+            op("LogOut"),
+            json!({}),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "logOut (again)",
+            Some(&first_session),
+            op("LogOut"),
+            json!({}),
+        )
+        .await;
 
     // Roles.
     let grant = json!({ "event": event, "email": org_email, "role": "ORGANIZER" });
-    step(
-        &app,
-        Succeeds,
-        "grantRole",
-        admin,
-        op("GrantRole"),
-        grant.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "grantRole (held already)",
-        admin,
-        op("GrantRole"),
-        grant,
-    )
-    .await;
+    steps
+        .step(Succeeds, "grantRole", admin, op("GrantRole"), grant.clone())
+        .await;
+    steps
+        .step(
+            Refused,
+            "grantRole (held already)",
+            admin,
+            op("GrantRole"),
+            grant,
+        )
+        .await;
     let judge_email = format!("judge-{t}@example.org");
     app.sign_up(&judge_email).await;
     let judge = json!({ "event": event, "email": judge_email, "role": "JUDGE" });
-    step(
-        &app,
-        Succeeds,
-        "grantRole judge",
-        org,
-        op("GrantRole"),
-        judge.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Succeeds,
-        "revokeRole",
-        org,
-        op("RevokeRole"),
-        judge.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "revokeRole (not held)",
-        org,
-        op("RevokeRole"),
-        judge,
-    )
-    .await;
+    steps
+        .step(
+            Succeeds,
+            "grantRole judge",
+            org,
+            op("GrantRole"),
+            judge.clone(),
+        )
+        .await;
+    steps
+        .step(Succeeds, "revokeRole", org, op("RevokeRole"), judge.clone())
+        .await;
+    steps
+        .step(
+            Refused,
+            "revokeRole (not held)",
+            org,
+            op("RevokeRole"),
+            judge,
+        )
+        .await;
 
     // The event and its tracks.
-    step(
-        &app,
-        Succeeds,
-        "updateEvent",
-        org,
-        op("UpdateEvent"),
-        json!({ "event": event, "input": { "name": "Audited!" } }),
-    )
-    .await;
-    let r = step(
-        &app,
-        Succeeds,
-        "createTrack",
-        org,
-        op("CreateTrack"),
-        json!({ "event": event, "name": "Main" }),
-    )
-    .await;
+    steps
+        .step(
+            Succeeds,
+            "updateEvent",
+            org,
+            op("UpdateEvent"),
+            json!({ "event": event, "input": { "name": "Audited!" } }),
+        )
+        .await;
+    let r = steps
+        .step(
+            Succeeds,
+            "createTrack",
+            org,
+            op("CreateTrack"),
+            json!({ "event": event, "name": "Main" }),
+        )
+        .await;
     let track = str_at(&r, "/data/createTrack/id");
+    let stranger = app.sign_up(&format!("stranger-{t}@example.org")).await;
+    let stranger = Some(stranger.as_str());
+    steps
+        .step(
+            Refused,
+            "updateEvent (not an organizer)",
+            stranger,
+            op("UpdateEvent"),
+            json!({ "event": event, "input": { "name": "Mine now" } }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "createTrack (not an organizer)",
+            stranger,
+            op("CreateTrack"),
+            json!({ "event": event, "name": "Sneaky" }),
+        )
+        .await;
 
     // API tokens.
     let p = app.sign_up(&format!("p-{t}@example.org")).await;
     let p = Some(p.as_str());
     let ci = json!({ "label": "ci" });
-    let r = step(
-        &app,
-        Succeeds,
-        "createApiToken",
-        p,
-        op("CreateApiToken"),
-        ci,
-    )
-    .await;
+    let r = steps
+        .step(Succeeds, "createApiToken", p, op("CreateApiToken"), ci)
+        .await;
     let id = json!({ "id": str_at(&r, "/data/createApiToken/apiToken/id") });
-    step(
-        &app,
-        Succeeds,
-        "revokeApiToken",
-        p,
-        op("RevokeApiToken"),
-        id.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "revokeApiToken (again)",
-        p,
-        op("RevokeApiToken"),
-        id,
-    )
-    .await;
+    steps
+        .step(
+            Refused,
+            "createApiToken (signed out)",
+            None,
+            op("CreateApiToken"),
+            json!({ "label": "anonymous" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "revokeApiToken",
+            p,
+            op("RevokeApiToken"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "revokeApiToken (again)",
+            p,
+            op("RevokeApiToken"),
+            id,
+        )
+        .await;
 
     // Teams.
-    step(
-        &app,
-        Succeeds,
-        "registerForEvent",
-        p,
-        op("RegisterForEvent"),
-        json!({ "event": event }),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "registerForEvent (again)",
-        p,
-        op("RegisterForEvent"),
-        json!({ "event": event }),
-    )
-    .await;
-    let r = step(
-        &app,
-        Succeeds,
-        "createTeam",
-        p,
-        op("CreateTeam"),
-        json!({ "event": event, "name": "T" }),
-    )
-    .await;
+    steps
+        .step(
+            Succeeds,
+            "registerForEvent",
+            p,
+            op("RegisterForEvent"),
+            json!({ "event": event }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "registerForEvent (again)",
+            p,
+            op("RegisterForEvent"),
+            json!({ "event": event }),
+        )
+        .await;
+    let r = steps
+        .step(
+            Succeeds,
+            "createTeam",
+            p,
+            op("CreateTeam"),
+            json!({ "event": event, "name": "T" }),
+        )
+        .await;
     let team = str_at(&r, "/data/createTeam/id");
     let code = json!({ "inviteCode": str_at(&r, "/data/createTeam/inviteCode") });
     let q = app.sign_up(&format!("q-{t}@example.org")).await;
     app.register(&q, &event).await;
-    step(
-        &app,
-        Succeeds,
-        "joinTeam",
-        Some(&q),
-        op("JoinTeam"),
-        code.clone(),
-    )
-    .await;
+    steps
+        .step(Succeeds, "joinTeam", Some(&q), op("JoinTeam"), code.clone())
+        .await;
+    steps
+        .step(
+            Refused,
+            "createTeam (already on one)",
+            p,
+            op("CreateTeam"),
+            json!({ "event": event, "name": "Second" }),
+        )
+        .await;
     let r_email = format!("r-{t}@example.org");
     app.sign_up(&r_email).await;
     let add = json!({ "team": team, "email": r_email });
-    step(
-        &app,
-        Succeeds,
-        "addTeamMember",
-        org,
-        op("AddTeamMember"),
-        add,
-    )
-    .await;
+    steps
+        .step(Succeeds, "addTeamMember", org, op("AddTeamMember"), add)
+        .await;
+    steps
+        .step(
+            Refused,
+            "addTeamMember (no such account)",
+            org,
+            op("AddTeamMember"),
+            json!({ "team": team, "email": format!("nobody-{t}@example.org") }),
+        )
+        .await;
     let s_tok = app.sign_up(&format!("s-{t}@example.org")).await;
     app.register(&s_tok, &event).await;
-    step(
-        &app,
-        Refused,
-        "joinTeam (full)",
-        Some(&s_tok),
-        op("JoinTeam"),
-        code,
-    )
-    .await;
+    steps
+        .step(
+            Refused,
+            "joinTeam (full)",
+            Some(&s_tok),
+            op("JoinTeam"),
+            code,
+        )
+        .await;
 
     // Projects.
     let new = json!({ "event": event, "input": { "title": "Audited project", "track": track } });
-    let r = step(&app, Succeeds, "createProject", p, op("CreateProject"), new).await;
+    let r = steps
+        .step(Succeeds, "createProject", p, op("CreateProject"), new)
+        .await;
     let project = str_at(&r, "/data/createProject/id");
     let untitled = json!({ "event": event, "input": { "track": track } });
-    step(
-        &app,
-        Refused,
-        "createProject (no title)",
-        p,
-        op("CreateProject"),
-        untitled,
-    )
-    .await;
+    steps
+        .step(
+            Refused,
+            "createProject (no title)",
+            p,
+            op("CreateProject"),
+            untitled,
+        )
+        .await;
     let edit = json!({ "id": project, "input": { "tagline": "now with a tagline" } });
-    step(
-        &app,
-        Succeeds,
-        "updateProject",
-        p,
-        op("UpdateProject"),
-        edit,
-    )
-    .await;
+    steps
+        .step(Succeeds, "updateProject", p, op("UpdateProject"), edit)
+        .await;
     let bad = json!({ "id": project, "input": { "repoUrl": "javascript:alert(1)" } });
-    step(
-        &app,
-        Refused,
-        "updateProject (bad URL)",
-        p,
-        op("UpdateProject"),
-        bad,
-    )
-    .await;
+    steps
+        .step(
+            Refused,
+            "updateProject (bad URL)",
+            p,
+            op("UpdateProject"),
+            bad,
+        )
+        .await;
     let id = json!({ "id": project });
-    step(
-        &app,
-        Succeeds,
-        "submitProject",
-        p,
-        op("SubmitProject"),
-        id.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "submitProject (again)",
-        p,
-        op("SubmitProject"),
-        id.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Succeeds,
-        "withdrawProject",
-        p,
-        op("WithdrawProject"),
-        id.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "withdrawProject (again)",
-        p,
-        op("WithdrawProject"),
-        id,
-    )
-    .await;
+    steps
+        .step(
+            Succeeds,
+            "submitProject",
+            p,
+            op("SubmitProject"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "submitProject (again)",
+            p,
+            op("SubmitProject"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "withdrawProject",
+            p,
+            op("WithdrawProject"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "withdrawProject (again)",
+            p,
+            op("WithdrawProject"),
+            id,
+        )
+        .await;
 
     // Import.
     let fixture = json!({ "fixture": tiny_fixture(&t) });
-    step(
-        &app,
-        Succeeds,
-        "importEvent",
-        admin,
-        op("ImportEvent"),
-        fixture.clone(),
-    )
-    .await;
-    step(
-        &app,
-        Refused,
-        "importEvent (not an admin)",
-        org,
-        op("ImportEvent"),
-        fixture,
-    )
-    .await;
+    steps
+        .step(
+            Succeeds,
+            "importEvent",
+            admin,
+            op("ImportEvent"),
+            fixture.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "importEvent (not an admin)",
+            org,
+            op("ImportEvent"),
+            fixture,
+        )
+        .await;
+
+    judging_steps(&mut steps, admin, &t).await;
+
+    // Every mutation of the schema was run both ways above: one that is added without a
+    // step here fails this test.
+    let all = schema_mutations();
+    let missing = |seen: &BTreeSet<String>| all.difference(seen).cloned().collect::<Vec<_>>();
+    assert!(
+        missing(&steps.succeeded).is_empty() && missing(&steps.refused).is_empty(),
+        "mutations in schema.graphql without an audited step here: never succeeding {:?}, \
+         never refused {:?}",
+        missing(&steps.succeeded),
+        missing(&steps.refused)
+    );
 
     // The event's log names what happened, in the convention noun.verb_past.
     let log = audit_log(&app, &org_token, &event).await;
@@ -437,6 +539,239 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
             assert_eq!(w[1]["prevHash"], w[0]["rowHash"], "chain link {a} -> {b}");
         }
     }
+}
+
+/// The judging mutations, on an event whose submissions and judging are both open: the
+/// rubric, assignments (by hand and planned), reviews, recusals, the calibration run, its
+/// publication and exports.
+async fn judging_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
+    let app = steps.app;
+    let event = format!("judging-{t}");
+    let now = chrono::Utc::now();
+    let d = |hours: i64| crate::harness::rfc3339(now + chrono::Duration::hours(hours));
+    let input = json!({ "slug": event, "name": "Judging",
+        "submissionsOpen": d(-24), "submissionsClose": d(24), "judgingOpen": d(-1), "judgingClose": d(24) });
+    steps
+        .step(
+            Succeeds,
+            "createEvent (judging open)",
+            admin,
+            op("CreateEvent"),
+            json!({ "input": input }),
+        )
+        .await;
+    let track = app
+        .create_track(admin.expect("admin"), &event, "Main")
+        .await;
+    let participant = app.sign_up(&format!("jp-{t}@example.org")).await;
+    app.register(&participant, &event).await;
+    let (team, _) = app.create_team(&participant, &event, "Judged").await;
+    let project = app
+        .create_project(&participant, &event, "Judged project", &track)
+        .await;
+    app.submit_project(&participant, &project).await;
+    let participant = Some(participant.as_str());
+    let mut judges = vec![];
+    for name in ["a", "b"] {
+        let email = format!("j{name}-{t}@example.org");
+        let token = app.sign_up(&email).await;
+        let id = app
+            .grant(admin.expect("admin"), &event, &email, "JUDGE")
+            .await;
+        judges.push((token, id));
+    }
+    let (judge_a, judge_b) = (&judges[0], &judges[1]);
+
+    // The rubric.
+    for key in ["impact", "craft"] {
+        steps
+            .step(
+                Succeeds,
+                "setCriterion",
+                admin,
+                op("SetCriterion"),
+                json!({ "event": event, "input": { "key": key, "name": key, "min": 1, "max": 5 } }),
+            )
+            .await;
+    }
+    steps
+        .step(
+            Refused,
+            "setCriterion (not an organizer)",
+            participant,
+            op("SetCriterion"),
+            json!({ "event": event, "input": { "key": "mine", "name": "Mine" } }),
+        )
+        .await;
+    let remove = "mutation($e: String!, $k: String!) { removeCriterion(event: $e, key: $k) }";
+    steps
+        .step(
+            Succeeds,
+            "removeCriterion",
+            admin,
+            remove,
+            json!({ "e": event, "k": "craft" }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "removeCriterion (gone)",
+            admin,
+            remove,
+            json!({ "e": event, "k": "craft" }),
+        )
+        .await;
+
+    // Assignments by hand.
+    let assign = |judge: &str| json!({ "event": event, "judge": judge, "project": project });
+    let r = steps
+        .step(
+            Succeeds,
+            "assignJudge",
+            admin,
+            op("AssignJudge"),
+            assign(&judge_a.1),
+        )
+        .await;
+    let assignment_a = str_at(&r, "/data/assignJudge/id");
+    steps
+        .step(
+            Refused,
+            "assignJudge (again)",
+            admin,
+            op("AssignJudge"),
+            assign(&judge_a.1),
+        )
+        .await;
+    let r = steps
+        .step(
+            Succeeds,
+            "assignJudge b",
+            admin,
+            op("AssignJudge"),
+            assign(&judge_b.1),
+        )
+        .await;
+    let unassign = json!({ "a": str_at(&r, "/data/assignJudge/id") });
+    let q = "mutation($a: ID!) { unassignJudge(assignment: $a) }";
+    steps
+        .step(Succeeds, "unassignJudge", admin, q, unassign.clone())
+        .await;
+    steps
+        .step(Refused, "unassignJudge (gone)", admin, q, unassign)
+        .await;
+
+    // A review.
+    let review = |value: i64| json!({ "assignment": assignment_a, "scores": [{ "criterion": "impact", "value": value }], "submit": true });
+    steps
+        .step(
+            Succeeds,
+            "saveReview",
+            Some(&judge_a.0),
+            op("SaveReview"),
+            review(4),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "saveReview (out of range)",
+            Some(&judge_a.0),
+            op("SaveReview"),
+            review(9),
+        )
+        .await;
+
+    // A recusal.
+    let recuse = "mutation($e: String!, $j: ID!, $t: ID!) { recuseJudge(event: $e, judge: $j, team: $t, reason: \"former colleague\") { id } }";
+    let vars = json!({ "e": event, "j": judge_b.1, "t": team });
+    steps
+        .step(Succeeds, "recuseJudge", admin, recuse, vars.clone())
+        .await;
+    steps
+        .step(Refused, "recuseJudge (again)", admin, recuse, vars)
+        .await;
+
+    // The planner: a dry run writes nothing, applying is one event for the whole plan.
+    let plan = "mutation($e: String!, $apply: Boolean) { autoAssign(event: $e, k: 1, seed: 3, apply: $apply) { applied } }";
+    let dry = json!({ "e": event, "apply": false });
+    steps
+        .step(DryRun, "autoAssign (dry run)", admin, plan, dry.clone())
+        .await;
+    steps
+        .step(
+            Refused,
+            "autoAssign (not an organizer)",
+            participant,
+            plan,
+            dry,
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "autoAssign (apply)",
+            admin,
+            plan,
+            json!({ "e": event, "apply": true }),
+        )
+        .await;
+
+    // The calibration run, its publication, exports.
+    let run_vars = json!({ "event": event, "seed": 1, "bootstrap": 10 });
+    let r = steps
+        .step(
+            Succeeds,
+            "runCalibration",
+            admin,
+            op("RunCalibration"),
+            run_vars.clone(),
+        )
+        .await;
+    let run = str_at(&r, "/data/runCalibration/id");
+    steps
+        .step(
+            Refused,
+            "runCalibration (not an organizer)",
+            participant,
+            op("RunCalibration"),
+            run_vars,
+        )
+        .await;
+    let publish = json!({ "event": event, "run": run, "final": true });
+    steps
+        .step(
+            Succeeds,
+            "publishResults",
+            admin,
+            op("PublishResults"),
+            publish.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "publishResults (final already)",
+            admin,
+            op("PublishResults"),
+            publish,
+        )
+        .await;
+    let export = "mutation($e: String!, $k: ExportKind!) { exportCsv(event: $e, kind: $k) }";
+    let vars = json!({ "e": event, "k": "SCORES" });
+    steps
+        .step(Succeeds, "exportCsv", admin, export, vars.clone())
+        .await;
+    steps
+        .step(
+            Refused,
+            "exportCsv (not an organizer)",
+            participant,
+            export,
+            vars,
+        )
+        .await;
 }
 
 async fn concurrent_burst_keeps_the_chain_intact(app: App) {

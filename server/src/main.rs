@@ -32,7 +32,10 @@ enum Command {
     /// Apply migrations and exit.
     Migrate,
     /// Import an event fixture (verdict.event.v1); idempotent by external id.
-    Import { file: std::path::PathBuf },
+    Import {
+        /// The fixture file (JSON).
+        file: std::path::PathBuf,
+    },
     /// Personal API tokens.
     #[command(subcommand)]
     Token(TokenCmd),
@@ -71,14 +74,19 @@ enum BenchCmd {
     /// Generate a synthetic panel with known truth and time a full calibration run
     /// (cross-validation + bootstrap); prints the time and the accuracy against the truth.
     Calibrate {
+        /// Projects in the synthetic panel.
         #[arg(long, default_value_t = 2000)]
         projects: usize,
+        /// Judges in the synthetic panel.
         #[arg(long, default_value_t = 300)]
         judges: usize,
+        /// Reviews per project.
         #[arg(long, default_value_t = 5)]
         k: usize,
+        /// Bootstrap rounds for the rank intervals.
         #[arg(long, default_value_t = 200)]
         bootstrap: u32,
+        /// Random seed of the panel and the bootstrap.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -88,8 +96,10 @@ enum BenchCmd {
 enum TokenCmd {
     /// Mint a token for an existing user; prints the raw token once.
     Mint {
+        /// The user's email address.
         #[arg(long)]
         email: String,
+        /// A label for the token (shown in the user's token list).
         #[arg(long)]
         name: String,
     },
@@ -99,6 +109,7 @@ enum TokenCmd {
 enum AdminCmd {
     /// Create or promote a site administrator; prints a generated password once.
     Create {
+        /// The account's email address (created if it does not exist).
         #[arg(long)]
         email: String,
     },
@@ -116,8 +127,10 @@ enum AuditCmd {
 enum ResultsCmd {
     /// Write the event's published run as a signed, self-contained bundle.
     Export {
+        /// The event's slug.
         #[arg(long)]
         event: String,
+        /// The directory to write the bundle into.
         dir: std::path::PathBuf,
     },
     /// Offline: re-run the estimator from a bundle's pinned inputs and check its hashes and
@@ -380,4 +393,36 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     .with_graceful_shutdown(shutdown_signal())
     .await
     .map_err(|e| AppError::Internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every argument and subcommand, at every level, says what it is in `--help`.
+    #[test]
+    fn every_cli_argument_and_subcommand_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                let path = format!("{path} {}", sub.get_name());
+                if sub.get_about().is_none() && sub.get_long_about().is_none() {
+                    missing.push(path.clone());
+                }
+                walk(sub, &path, missing);
+            }
+        }
+        Cli::command().debug_assert();
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut missing = vec![];
+        walk(&cmd, "verdict", &mut missing);
+        assert!(missing.is_empty(), "without help text: {missing:?}");
+    }
 }

@@ -226,7 +226,10 @@ async fn playground_assets_are_served_by_the_binary(app: App) {
         );
         sizes.push(format!("{path} {} bytes", r.text.len()));
     }
-    say(&format!("checked the GraphiQL bundle: {}", sizes.join(", ")));
+    say(&format!(
+        "checked the GraphiQL bundle: {}",
+        sizes.join(", ")
+    ));
 }
 
 async fn organizers_follow_judging_live(app: App) {

@@ -183,7 +183,7 @@ async fn open(store: &StoreConfig) -> Result<Db, AppError> {
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM (`docker stop`, systemd): stop accepting, let in-flight
-/// requests finish, then exit 0.
+/// requests finish, close websockets with 1001, then exit 0.
 async fn shutdown_signal() {
     let interrupt = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -377,7 +377,9 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         tls_cookies: cfg.tls_cookies,
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
-    let router = http::router(http::AppState::new(schema, services));
+    let state = http::AppState::new(schema, services);
+    let shutdown = state.shutdown.clone();
+    let router = http::router(state);
     let listener = tokio::net::TcpListener::bind(cfg.addr)
         .await
         .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;
@@ -390,9 +392,24 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         listener,
         router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
+    .with_graceful_shutdown({
+        let shutdown = shutdown.clone();
+        async move {
+            shutdown_signal().await;
+            shutdown.begin();
+        }
+    })
     .await
-    .map_err(|e| AppError::Internal(e.to_string()))
+    .map_err(|e| AppError::Internal(e.to_string()))?;
+    // Upgraded websockets are no longer axum's connections: give them a moment to send
+    // their 1001 close before the runtime (and every task in it) goes away.
+    if tokio::time::timeout(std::time::Duration::from_secs(5), shutdown.closed())
+        .await
+        .is_err()
+    {
+        tracing::warn!("some websockets did not close within 5 s");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

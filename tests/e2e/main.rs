@@ -19,6 +19,7 @@ mod judging;
 mod limits;
 mod roles;
 mod scripting;
+mod startup;
 mod subscription;
 mod teams;
 mod throttle;

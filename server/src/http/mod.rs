@@ -35,6 +35,43 @@ pub struct AppState {
     /// The request rate limit per client address: the `/graphql` layer's buckets, which
     /// websocket operations draw from too. `None` when the rate is unlimited.
     pub rate_limit: Option<Arc<GovernorConfig<client::ClientIp, NoOpMiddleware>>>,
+    /// Tells open websockets that the server is stopping.
+    pub shutdown: Shutdown,
+}
+
+/// The server is stopping. HTTP requests in flight are finished by axum's graceful
+/// shutdown; websockets are long-lived and would hold it up (or be cut without a close
+/// frame), so each one closes itself with 1001 ("going away") when [`Shutdown::begin`] is
+/// called, and [`Shutdown::closed`] waits until they have.
+#[derive(Clone)]
+pub struct Shutdown(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Shutdown {
+    fn default() -> Self {
+        Shutdown(Arc::new(tokio::sync::watch::channel(false).0))
+    }
+}
+
+impl Shutdown {
+    /// Every open websocket (and any opened from now on) closes with 1001.
+    pub fn begin(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Resolves once shutdown has begun; a websocket holds this future for its lifetime,
+    /// and [`Shutdown::closed`] waits for all of them to be dropped.
+    pub fn stopping(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.0.subscribe();
+        async move {
+            // Err: the sender is gone, so is the server.
+            let _ = rx.wait_for(|stopping| *stopping).await;
+        }
+    }
+
+    /// Waits until every websocket has closed.
+    pub async fn closed(&self) {
+        self.0.closed().await;
+    }
 }
 
 impl AppState {
@@ -53,6 +90,7 @@ impl AppState {
             schema,
             services,
             rate_limit,
+            shutdown: Shutdown::default(),
         }
     }
 }

@@ -15,6 +15,8 @@
 //!   only the fast path: what holds across several processes sharing a database is the
 //!   re-check of the credential before each operation (`graphql::extensions::LiveCredential`)
 //!   and before each subscription message (`graphql::subscription`).
+//! - Shutdown: when the server stops (SIGTERM, Ctrl-C) every connection closes with 1001
+//!   (see [`super::Shutdown`]).
 
 use std::collections::HashSet;
 use std::net::{IpAddr, SocketAddr};
@@ -48,6 +50,9 @@ const CLOSE_REVOKED: u16 = 4403;
 
 /// The close code of a message over the size limit (RFC 6455 "message too big").
 const CLOSE_TOO_BIG: u16 = 1009;
+
+/// The close code when the server stops (RFC 6455 "going away").
+const CLOSE_GOING_AWAY: u16 = 1001;
 
 /// Client messages read ahead of async-graphql; reading the socket pauses when it is full.
 const INBOX: usize = 16;
@@ -120,6 +125,8 @@ async fn serve(
     futures_util::pin_mut!(graphql);
     let mut gate = Gate::new(&st, address);
     let (mut sink, mut source) = socket.split();
+    let stopping = st.shutdown.stopping();
+    futures_util::pin_mut!(stopping);
 
     loop {
         tokio::select! {
@@ -170,6 +177,10 @@ async fn serve(
                 if sink.send(message).await.is_err() || last {
                     break;
                 }
+            }
+            () = &mut stopping => {
+                let _ = sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
+                break;
             }
             event = revocations.recv() => {
                 if matches!(event, Err(RecvError::Closed)) {

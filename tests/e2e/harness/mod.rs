@@ -28,7 +28,7 @@ mod ws;
 pub use db::{Backend, TestDb, unique};
 pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
-pub use process::App;
+pub use process::{App, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
 pub use ws::Ws;
 

@@ -164,26 +164,37 @@ impl App {
 
     /// Run `verdict ARGS` against this app's database and key file.
     pub async fn cli(&self, args: &[&str]) -> CliOutput {
-        let mut cmd = Command::new(BIN);
-        cmd.args(args)
-            .env("VERDICT_DATABASE_URL", self.db.url())
-            .env("VERDICT_KEY_FILE", self.db.key_file())
-            .stdin(Stdio::null())
-            .kill_on_drop(true);
-        let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+        let key_file = self.db.key_file();
+        let env = [
+            ("VERDICT_DATABASE_URL", self.db.url()),
+            ("VERDICT_KEY_FILE", key_file.to_str().expect("utf-8 path")),
+        ];
+        verdict(args, &env, Duration::from_secs(120)).await
+    }
+
+    /// Sends SIGTERM to the server process, as `docker stop` and systemd do.
+    pub fn terminate(&self) {
+        let pid = self.child.id().expect("the server is still running");
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -TERM {pid}: {status}");
+    }
+
+    /// Whether the server process has exited (without waiting).
+    pub fn has_exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
+    /// Waits for the server process to exit; its exit code (`None` when a signal ended
+    /// it). Panics if it is still running after `within`.
+    pub async fn wait_exit(&mut self, within: Duration) -> Option<i32> {
+        tokio::time::timeout(within, self.child.wait())
             .await
-            .unwrap_or_else(|_| panic!("verdict {args:?} took more than 120 s"))
-            .unwrap_or_else(|e| panic!("cannot run verdict {args:?}: {e}"));
-        let res = CliOutput {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        };
-        eprintln!(
-            "[verdict {args:?}] exit {:?}\n{}{}",
-            res.code, res.stdout, res.stderr
-        );
-        res
+            .unwrap_or_else(|_| panic!("the server is still running after {within:?}"))
+            .expect("wait for the server")
+            .code()
     }
 
     /// `verdict audit verify` must pass; returns the head seq it prints.
@@ -201,6 +212,30 @@ impl App {
         parse_head_seq(&out.stdout)
             .ok_or_else(|| format!("no head seq in audit verify output: {:?}", out.stdout))
     }
+}
+
+/// Run `verdict ARGS` with extra environment variables; panics if it takes longer than
+/// `within` (e.g. a server that should have refused to start).
+pub async fn verdict(args: &[&str], env: &[(&str, &str)], within: Duration) -> CliOutput {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(within, cmd.output())
+        .await
+        .unwrap_or_else(|_| panic!("verdict {args:?} took more than {within:?}"))
+        .unwrap_or_else(|e| panic!("cannot run verdict {args:?}: {e}"));
+    let res = CliOutput {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    eprintln!(
+        "[verdict {args:?}] exit {:?}\n{}{}",
+        res.code, res.stdout, res.stderr
+    );
+    res
 }
 
 /// The head seq in `audit verify` output: JSON with a `seq`, or text like

@@ -362,6 +362,8 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         bus: Bus::new(),
         limits: cfg.limits.clone(),
         tls_cookies: cfg.tls_cookies,
+        parsed_runs: Default::default(),
+        leaderboards: Default::default(),
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let router = http::router(http::AppState::new(schema, services));

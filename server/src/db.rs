@@ -1,5 +1,5 @@
-//! Connecting, migrating, the one way to open a write transaction, and the one clock
-//! ([`now`]).
+//! Connecting, migrating, the one way to open a write transaction, read-only snapshots, and
+//! the one clock ([`now`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -8,8 +8,9 @@ use std::time::Duration;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use migration::{Migrator, MigratorTrait};
 use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
-    DbErr, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+    AccessMode, ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction,
+    DbBackend, DbErr, IsolationLevel, SqliteTransactionMode, Statement, TransactionOptions,
+    TransactionTrait,
 };
 
 /// The database handle shared by the whole process.
@@ -82,6 +83,21 @@ impl Db {
         self.conn
             .begin_with_options(TransactionOptions {
                 sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+                ..Default::default()
+            })
+            .await
+    }
+
+    /// Opens a read-only snapshot: every read in it sees the database as of one moment, and
+    /// it takes no write lock, so writers go on while it is open. On SQLite it is a deferred
+    /// `BEGIN` (in WAL mode the snapshot is fixed by its first read); on PostgreSQL it is
+    /// `REPEATABLE READ, READ ONLY`.
+    pub async fn read(&self) -> Result<DatabaseTransaction, DbErr> {
+        let postgres = self.backend() == DbBackend::Postgres;
+        self.conn
+            .begin_with_options(TransactionOptions {
+                isolation_level: postgres.then_some(IsolationLevel::RepeatableRead),
+                access_mode: postgres.then_some(AccessMode::ReadOnly),
                 ..Default::default()
             })
             .await

@@ -88,9 +88,7 @@ pub async fn seed(db: &Db, signer: &Signer25519) -> AppResult<Option<Seeded>> {
         domain::judging::assign(&txn, &actor, &judging, LIVE_JUDGE, &LIVE.project_id(p)).await?;
         txn.commit().await?;
     }
-    let txn = db.write().await?;
-    let run = results::run_calibration(&txn, &actor, &finals, signer, Some(1), Some(200)).await?;
-    txn.commit().await?;
+    let run = results::run_calibration(db, &actor, &finals, signer, Some(1), Some(200)).await?;
     let txn = db.write().await?;
     results::publish(&txn, &actor, &finals, signer, &run.public_id, true).await?;
     txn.commit().await?;

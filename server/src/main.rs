@@ -375,6 +375,8 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         bus: Bus::new(),
         limits: cfg.limits.clone(),
         tls_cookies: cfg.tls_cookies,
+        parsed_runs: Default::default(),
+        leaderboards: Default::default(),
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let state = http::AppState::new(schema, services);

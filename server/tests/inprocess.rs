@@ -100,6 +100,8 @@ fn services(db: &Db) -> Services {
         },
         tls_cookies: false,
         signer,
+        parsed_runs: Default::default(),
+        leaderboards: Default::default(),
     }
 }
 
@@ -556,9 +558,8 @@ async fn no_query_writes() {
             .await
             .expect("event");
         let signer = services(&t.db).signer.clone();
-        let txn = t.db.write().await.expect("begin");
         let run = verdict::domain::results::run_calibration(
-            &txn,
+            &t.db,
             &admin,
             &event,
             &signer,
@@ -567,7 +568,6 @@ async fn no_query_writes() {
         )
         .await
         .expect("run");
-        txn.commit().await.expect("commit");
         let txn = t.db.write().await.expect("begin");
         verdict::domain::results::publish(&txn, &admin, &event, &signer, &run.public_id, false)
             .await
@@ -669,4 +669,199 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
         }
         txn.rollback().await.expect("rollback");
     }
+}
+
+async fn execute_with(s: &Services, actor: Option<&Actor>, query: &str) -> async_graphql::Response {
+    let schema = graphql::schema(s.clone(), true);
+    let caller = actor.map(|a| (a.user.clone(), accounts::Credential::Session { id: 0 }));
+    let rc = Arc::new(RequestCtx::new("test".into(), "127.0.0.1".into(), caller));
+    let mut req = async_graphql::Request::new(query);
+    req.data = graphql::request_data(s, rc);
+    schema.execute(req).await
+}
+
+/// Rankings read through many aliases (the published ranking, a run's projects and judges)
+/// cost what one does: the run's result is parsed once and the event's projects and judges
+/// are loaded once, not once per field.
+#[tokio::test]
+async fn aliased_rankings_parse_the_run_once_and_load_the_roster_once() {
+    for t in backends().await {
+        import_fixture(&t.db).await;
+        let admin = site_admin(&t.db).await;
+        let event = verdict::domain::event_by_slug(&t.db.conn, spring_hack::SLUG)
+            .await
+            .expect("event");
+        let s = services(&t.db);
+        let run = verdict::domain::results::run_calibration(
+            &t.db,
+            &admin,
+            &event,
+            &s.signer,
+            Some(1),
+            Some(20),
+        )
+        .await
+        .expect("run");
+        let txn = t.db.write().await.expect("begin");
+        verdict::domain::results::publish(&txn, &admin, &event, &s.signer, &run.public_id, false)
+            .await
+            .expect("publish");
+        txn.commit().await.expect("commit");
+
+        let mut used = vec![];
+        for n in [1, 10] {
+            let fields: String = (0..n)
+                .map(|i| {
+                    format!(
+                        "r{i}: results {{ ranking {{ rank project {{ title }} }} }} \
+                         c{i}: calibrationRuns {{ projects {{ rank projectExternalId }} judges {{ flag judge {{ externalId }} }} }} "
+                    )
+                })
+                .collect();
+            let q = format!(
+                r#"{{ event(slug: "{}") {{ {fields} }} }}"#,
+                spring_hack::SLUG
+            );
+            let before = t.db.statement_count();
+            let resp = execute_with(&s, Some(&admin), &q).await;
+            used.push(t.db.statement_count() - before);
+            assert!(resp.errors.is_empty(), "{}: {:?}", t.name, resp.errors);
+            let data = resp.data.into_json().unwrap();
+            assert_eq!(
+                data["event"][format!("r{}", n - 1)]["ranking"]
+                    .as_array()
+                    .map(Vec::len),
+                Some(55),
+                "{}: every submitted project is in the published ranking",
+                t.name
+            );
+        }
+        println!(
+            "{}: rankings: {} statements for 1 alias of each, {} for 10",
+            t.name, used[0], used[1]
+        );
+        // Ten aliases of each add the statements of the aliased lists themselves (runs,
+        // publications: one per alias, as any list), not the roster's two per field.
+        assert!(
+            used[1] <= used[0] + 2 * 9 + 4,
+            "{}: statements per alias: {used:?}",
+            t.name
+        );
+        assert_eq!(
+            s.parsed_runs.parses(),
+            1,
+            "{}: the run's result is parsed once, for every field and request",
+            t.name
+        );
+    }
+}
+
+/// The live leaderboard is computed once per burst of changes and event, however many
+/// organizers follow it, and every one of them receives that computation.
+#[tokio::test]
+async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
+    use futures_util::StreamExt;
+    use verdict::graphql::bus::BusEvent;
+
+    let t = sqlite().await;
+    import_fixture(&t.db).await;
+    let email = "root@example.org";
+    let txn = t.db.write().await.expect("begin");
+    let password = accounts::admin_create(&txn, email).await.expect("admin");
+    txn.commit().await.expect("commit");
+    let (_, token) = accounts::log_in(&t.db, email, &password, "test", 100)
+        .await
+        .expect("log in");
+    let caller = accounts::authenticate(&t.db.conn, &token)
+        .await
+        .expect("authenticate")
+        .expect("a live session");
+    let event = verdict::domain::event_by_slug(&t.db.conn, spring_hack::SLUG)
+        .await
+        .expect("event");
+    let s = services(&t.db);
+    let schema = graphql::schema(s.clone(), true);
+
+    const SUBSCRIBERS: usize = 3;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut tasks = vec![];
+    for i in 0..SUBSCRIBERS {
+        let rc = Arc::new(
+            RequestCtx::new("test".into(), "127.0.0.1".into(), Some(caller.clone())).long_lived(),
+        );
+        let mut req = async_graphql::Request::new(format!(
+            r#"subscription {{ leaderboardUpdated(event: "{}") {{ computedAt projects {{ rank }} }} }}"#,
+            spring_hack::SLUG
+        ));
+        req.data = graphql::request_data(&s, rc);
+        let mut stream = schema.execute_stream(req);
+        let tx = tx.clone();
+        tasks.push(tokio::spawn(async move {
+            while let Some(resp) = stream.next().await {
+                assert!(resp.errors.is_empty(), "{:?}", resp.errors);
+                let data = resp.data.into_json().unwrap();
+                let _ = tx.send((i, data["leaderboardUpdated"]["computedAt"].clone()));
+            }
+        }));
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.leaderboards.followers(event.id) < SUBSCRIBERS {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "subscribers register"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    for burst in 1..=2u64 {
+        // A burst of changes, as fifty saved reviews publish them (and noise from another
+        // event, which must not count).
+        for _ in 0..50 {
+            s.bus
+                .publish(BusEvent::JudgingChanged { event_id: event.id });
+            s.bus.publish(BusEvent::JudgingChanged {
+                event_id: event.id + 1000,
+            });
+        }
+        let mut got = vec![];
+        while got.len() < SUBSCRIBERS {
+            let msg = tokio::time::timeout(std::time::Duration::from_secs(30), rx.recv())
+                .await
+                .expect("every subscriber receives the leaderboard")
+                .expect("open");
+            got.push(msg);
+        }
+        // Nothing more follows the burst.
+        tokio::time::sleep(verdict::graphql::feed::QUIET * 3).await;
+        assert!(
+            rx.try_recv().is_err(),
+            "one message per subscriber and burst"
+        );
+        let mut who: Vec<usize> = got.iter().map(|(i, _)| *i).collect();
+        who.sort();
+        assert_eq!(who, (0..SUBSCRIBERS).collect::<Vec<_>>());
+        assert!(
+            got.iter().all(|(_, at)| *at == got[0].1),
+            "all receive the same computation: {got:?}"
+        );
+        assert_eq!(
+            s.leaderboards.computations(),
+            burst,
+            "one computation per burst, not per subscriber or change"
+        );
+    }
+
+    // The feed ends with its last subscriber; changes then compute nothing.
+    for task in tasks {
+        task.abort();
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.leaderboards.running() > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "the feed ends");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    s.bus
+        .publish(BusEvent::JudgingChanged { event_id: event.id });
+    tokio::time::sleep(verdict::graphql::feed::QUIET * 3).await;
+    assert_eq!(s.leaderboards.computations(), 2);
 }

@@ -17,6 +17,7 @@ mod import;
 mod input;
 mod judging;
 mod limits;
+mod results;
 mod roles;
 mod scripting;
 mod startup;

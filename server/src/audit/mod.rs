@@ -107,6 +107,19 @@ pub fn row_hash(
     )
 }
 
+/// Locks the chain's head row until `txn` ends, as [`append`] does. Every write appends,
+/// so once a transaction holds the head no other write commits before it does: what it
+/// reads after this is still true when it commits (on SQLite the write transaction is
+/// exclusive anyway).
+pub async fn lock_head<C: ConnectionTrait>(txn: &C) -> AppResult<()> {
+    audit_head::Entity::find_by_id(1)
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
+    Ok(())
+}
+
 /// Appends `entry` to the chain inside `txn` and returns its seq.
 pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64> {
     let head = audit_head::Entity::find_by_id(1)

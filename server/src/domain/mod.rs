@@ -29,13 +29,6 @@ pub async fn clock<C: ConnectionTrait>(db: &C) -> AppResult<DateTime<Utc>> {
     Ok(crate::db::now(db).await?)
 }
 
-/// The process clock. Everything here reads [`clock`] instead; only [`results`] still
-/// stamps a calibration run and a publication with this (left to that module's owners to
-/// move to [`clock`]).
-pub fn now() -> DateTime<Utc> {
-    Utc::now()
-}
-
 pub use entity::membership::Role;
 
 /// What one user may do where: their roles per event and their team per event. Loaded from

@@ -18,7 +18,7 @@ use sea_orm::{
 use serde_json::json;
 
 use super::judges::{judge_key, judges_of_event, rubric};
-use super::{Actor, now, require_organizer};
+use super::{Actor, require_organizer};
 use crate::audit::{self, Entry, canonical_time};
 use crate::calibrate::{
     self, CalibrationInput, CalibrationResult, JudgeIn, Params, ProjectIn, ReviewIn,
@@ -165,16 +165,38 @@ pub fn params_json(p: &Params) -> String {
     canonical_json(&serde_json::to_value(p).unwrap_or_default())
 }
 
-/// Runs the calibration on the event's current reviews and stores the signed run.
-pub async fn run_calibration<C: ConnectionTrait>(
-    txn: &C,
+/// How many times [`run_calibration`] computes before it gives up on an event whose inputs
+/// keep changing while it computes.
+pub const RUN_ATTEMPTS: usize = 3;
+
+/// A run about to be computed: its parameters and the event's inputs, pinned, as one
+/// read-only snapshot saw them ([`plan_run`]).
+pub struct PlannedRun {
+    seed: i64,
+    bootstrap: i32,
+    params: Params,
+    input: CalibrationInput,
+    inputs_json: String,
+    inputs_hash: String,
+}
+
+/// A computed run, not yet stored ([`compute_run`]).
+pub struct ComputedRun {
+    plan: PlannedRun,
+    result: CalibrationResult,
+}
+
+/// Checks the caller and the parameters, and reads the event's calibration inputs. `db`
+/// should be a read-only snapshot ([`crate::db::Db::read`]): no write lock is held while
+/// the run then computes.
+pub async fn plan_run<C: ConnectionTrait>(
+    db: &C,
     actor: &Actor,
     e: &event::Model,
-    signer: &Signer25519,
     seed: Option<i64>,
     bootstrap: Option<i32>,
-) -> AppResult<calibration_run::Model> {
-    require_organizer(txn, actor, e).await?;
+) -> AppResult<PlannedRun> {
+    require_organizer(db, actor, e).await?;
     let seed = seed.unwrap_or(1);
     if seed < 0 {
         return Err(AppError::bad_input("seed", "must not be negative"));
@@ -186,19 +208,65 @@ pub async fn run_calibration<C: ConnectionTrait>(
             format!("must be between 0 and {MAX_BOOTSTRAP}"),
         ));
     }
-    super::lock_event(txn, e.id).await?;
     let params = Params {
         bootstrap: bootstrap as u32,
         ..Params::default_for(seed as u64)
     };
-    let (input, inputs_json) = pin(&collect(txn, e).await?)?;
-    let result = compute(input, params.clone()).await?;
-    let result_json = calibrate::canonical_json(&result);
+    let (input, inputs_json) = pin(&collect(db, e).await?)?;
+    Ok(PlannedRun {
+        seed,
+        bootstrap,
+        params,
+        input,
+        inputs_hash: sha256_hex(inputs_json.as_bytes()),
+        inputs_json,
+    })
+}
+
+/// Computes a planned run, outside any transaction (on the blocking pool: it is the
+/// expensive part, seconds on a large event).
+pub async fn compute_run(plan: PlannedRun) -> AppResult<ComputedRun> {
+    let result = compute(plan.input.clone(), plan.params.clone()).await?;
+    Ok(ComputedRun { plan, result })
+}
+
+/// The refusal when an event's inputs changed during every one of [`RUN_ATTEMPTS`]
+/// computations.
+pub fn inputs_kept_changing() -> AppError {
+    AppError::conflict(format!(
+        "the event's reviews, assignments or projects changed while the calibration was \
+         computing, {RUN_ATTEMPTS} times in a row; run it again when judging is quieter"
+    ))
+}
+
+/// Stores a computed run inside the write transaction `txn`, signed, with its one audit
+/// entry, if the event's inputs are still exactly those it was computed from; `None`
+/// (nothing written) when they changed since [`plan_run`] read them, so that a run never
+/// claims inputs that were no longer current when it was committed. Re-reading and hashing
+/// the inputs is cheap next to computing.
+pub async fn store_run<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    signer: &Signer25519,
+    computed: &ComputedRun,
+) -> AppResult<Option<calibration_run::Model>> {
+    require_organizer(txn, actor, e).await?;
+    super::lock_event(txn, e.id).await?;
+    // No other write commits before this one from here on, so the inputs read next are
+    // the inputs at commit.
+    audit::lock_head(txn).await?;
+    let (_, inputs_now) = pin(&collect(txn, e).await?)?;
+    let plan = &computed.plan;
+    if sha256_hex(inputs_now.as_bytes()) != plan.inputs_hash {
+        return Ok(None);
+    }
+    let result = &computed.result;
+    let result_json = calibrate::canonical_json(result);
     let result_hash = sha256_hex(result_json.as_bytes());
-    let inputs_hash = sha256_hex(inputs_json.as_bytes());
-    let params_text = params_json(&params);
+    let params_text = params_json(&plan.params);
     let public = crate::crypto::public_id("run");
-    let created_at = now();
+    let created_at = super::clock(txn).await?;
     let created = canonical_time(created_at);
     let seq = audit::append(
         txn,
@@ -207,7 +275,7 @@ pub async fn run_calibration<C: ConnectionTrait>(
             .in_event(&e.external_id)
             .with(json!({
                 "run": public,
-                "inputs_hash": inputs_hash,
+                "inputs_hash": plan.inputs_hash,
                 "result_hash": result_hash,
                 "engine_version": calibrate::ENGINE_VERSION,
                 "created_at": created,
@@ -222,22 +290,22 @@ pub async fn run_calibration<C: ConnectionTrait>(
             &created,
             calibrate::ENGINE_VERSION,
             &params_text,
-            &inputs_hash,
+            &plan.inputs_hash,
             &result_hash,
         ),
     );
-    Ok(calibration_run::ActiveModel {
+    let run = calibration_run::ActiveModel {
         public_id: Set(public),
         event_id: Set(e.id),
         created_at: Set(created_at),
         created_by: Set(actor.public_id().to_owned()),
-        seed: Set(seed),
-        bootstrap: Set(bootstrap),
+        seed: Set(plan.seed),
+        bootstrap: Set(plan.bootstrap),
         lambda: Set(result.lambda.unwrap_or(0.0)),
         engine_version: Set(calibrate::ENGINE_VERSION.to_owned()),
         params: Set(params_text),
-        inputs: Set(inputs_json),
-        inputs_hash: Set(inputs_hash),
+        inputs: Set(plan.inputs_json.clone()),
+        inputs_hash: Set(plan.inputs_hash.clone()),
         result: Set(result_json),
         result_hash: Set(result_hash),
         connected: Set(result.connected),
@@ -247,7 +315,36 @@ pub async fn run_calibration<C: ConnectionTrait>(
         ..Default::default()
     }
     .insert(txn)
-    .await?)
+    .await?;
+    Ok(Some(run))
+}
+
+/// Runs the calibration on the event's current reviews and stores the signed run: reads
+/// the inputs in a read-only snapshot, computes with no transaction open, and stores the
+/// run in a short write transaction that checks the inputs did not change meanwhile
+/// (computing again, up to [`RUN_ATTEMPTS`] times in all, when they did). For callers
+/// without an idempotency key (the demo, tests); `runCalibration` takes the same steps
+/// around its key.
+pub async fn run_calibration(
+    db: &crate::db::Db,
+    actor: &Actor,
+    e: &event::Model,
+    signer: &Signer25519,
+    seed: Option<i64>,
+    bootstrap: Option<i32>,
+) -> AppResult<calibration_run::Model> {
+    for _ in 0..RUN_ATTEMPTS {
+        let snapshot = db.read().await?;
+        let plan = plan_run(&snapshot, actor, e, seed, bootstrap).await?;
+        snapshot.rollback().await?;
+        let computed = compute_run(plan).await?;
+        let txn = db.write().await?;
+        if let Some(run) = store_run(&txn, actor, e, signer, &computed).await? {
+            txn.commit().await?;
+            return Ok(run);
+        }
+    }
+    Err(inputs_kept_changing())
 }
 
 /// The canonical creation time of a run, exactly as signed.
@@ -259,6 +356,75 @@ pub fn run_created(run: &calibration_run::Model) -> String {
 pub fn parse_result(run: &calibration_run::Model) -> AppResult<CalibrationResult> {
     serde_json::from_str(&run.result)
         .map_err(|e| AppError::Internal(format!("stored result does not parse: {e}")))
+}
+
+/// Parsed results of stored runs, shared by every request. A run is immutable and its
+/// canonical result is named by its SHA-256 (`result_hash`), so a parsed copy never goes
+/// stale, even across a restore. Bounded: when full, the entry inserted first goes.
+pub struct ParsedRuns {
+    inner: std::sync::Mutex<ParsedRunsInner>,
+    parses: std::sync::atomic::AtomicU64,
+}
+
+#[derive(Default)]
+struct ParsedRunsInner {
+    by_hash: HashMap<String, std::sync::Arc<CalibrationResult>>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl ParsedRuns {
+    /// How many parsed results are kept: the runs people look at are the few latest of
+    /// the events being judged or published; a large one is a few hundred kilobytes.
+    pub const CAPACITY: usize = 32;
+
+    /// The parsed result of `run`, parsed on first use.
+    pub fn get(
+        &self,
+        run: &calibration_run::Model,
+    ) -> AppResult<std::sync::Arc<CalibrationResult>> {
+        if let Some(r) = self.lock().by_hash.get(&run.result_hash) {
+            return Ok(r.clone());
+        }
+        // Parsed outside the lock; two requests racing on a new run may both parse it.
+        let parsed = std::sync::Arc::new(parse_result(run)?);
+        self.parses
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut inner = self.lock();
+        if !inner.by_hash.contains_key(&run.result_hash) {
+            if inner.order.len() >= Self::CAPACITY
+                && let Some(oldest) = inner.order.pop_front()
+            {
+                inner.by_hash.remove(&oldest);
+            }
+            inner.order.push_back(run.result_hash.clone());
+            inner
+                .by_hash
+                .insert(run.result_hash.clone(), parsed.clone());
+        }
+        Ok(parsed)
+    }
+
+    /// Stored results parsed so far (for the tests: a result is parsed once, not per field).
+    pub fn parses(&self) -> u64 {
+        self.parses.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ParsedRunsInner> {
+        // The map stays consistent even if a holder panicked: every update is one insert
+        // or remove.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Default for ParsedRuns {
+    fn default() -> Self {
+        ParsedRuns {
+            inner: std::sync::Mutex::new(ParsedRunsInner::default()),
+            parses: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
 }
 
 /// The fields a publication signature covers, in order.
@@ -304,7 +470,7 @@ pub async fn publish<C: ConnectionTrait>(
     }
     let version = last.map(|p| p.version + 1).unwrap_or(1);
     let public = crate::crypto::public_id("pub");
-    let at = now();
+    let at = super::clock(txn).await?;
     let at_text = canonical_time(at);
     let seq = audit::append(
         txn,

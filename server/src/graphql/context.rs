@@ -99,6 +99,11 @@ pub struct Services {
     pub tls_cookies: bool,
     /// The deployment's signing key (runs, publications, checkpoints).
     pub signer: Arc<crate::crypto::signing::Signer25519>,
+    /// Parsed results of stored runs: immutable, so shared by every request.
+    pub parsed_runs: Arc<crate::domain::results::ParsedRuns>,
+    /// The live leaderboards `leaderboardUpdated` follows: one computation per event and
+    /// change, shared by its subscribers.
+    pub leaderboards: super::feed::LeaderboardFeeds,
 }
 
 /// Conveniences on async-graphql's context.

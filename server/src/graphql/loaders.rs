@@ -13,12 +13,14 @@ use std::sync::Arc;
 use async_graphql::Context;
 use async_graphql::dataloader::{DataLoader, Loader};
 use entity::{
-    event, membership, project, result_publication, review, team, team_member, track, user,
+    calibration_run, event, membership, project, result_publication, review, team, team_member,
+    track, user,
 };
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::context::CtxExt;
 use crate::db::Db;
+use crate::domain::judges::judge_key;
 use crate::error::AppError;
 
 /// Errors are shared between every waiter of a batch, so they are reference-counted.
@@ -40,6 +42,7 @@ id_keys!(
     ProjectId: "a project",
     MembershipId: "a membership",
     AssignmentId: "an assignment",
+    RunId: "a calibration run",
 );
 
 macro_rules! by_id_loader {
@@ -68,6 +71,7 @@ by_id_loader!(TeamById, TeamId, team);
 by_id_loader!(UserById, UserId, user);
 by_id_loader!(ProjectById, ProjectId, project);
 by_id_loader!(MembershipById, MembershipId, membership);
+by_id_loader!(RunById, RunId, calibration_run);
 
 /// Every key gets a list, empty when no row points at it, so "none" is cached too.
 fn grouped<K: Copy + Hash + Eq, V>(
@@ -242,6 +246,51 @@ impl Loader<EventId> for LatestPublication {
     }
 }
 
+/// The projects and judges of one event by the ids a calibration names them with (a
+/// project's external id, [`judge_key`]), to match calibrated rows back to rows.
+#[derive(Default)]
+pub struct Roster {
+    pub projects: HashMap<String, project::Model>,
+    pub judges: HashMap<String, membership::Model>,
+}
+
+/// Each event's [`Roster`]: the rankings and leaderboards of a request (aliases, several
+/// runs) share two statements per batch, not two per field.
+pub struct EventRosters(pub Db);
+
+impl Loader<EventId> for EventRosters {
+    type Value = Arc<Roster>;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[EventId]) -> Result<HashMap<EventId, Self::Value>, Self::Error> {
+        let ids = || keys.iter().map(|k| k.0);
+        let projects = project::Entity::find()
+            .filter(project::Column::EventId.is_in(ids()))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        let judges = membership::Entity::find()
+            .filter(membership::Column::EventId.is_in(ids()))
+            .filter(membership::Column::Role.eq(membership::Role::Judge))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        let mut out: HashMap<EventId, Roster> =
+            keys.iter().map(|k| (*k, Roster::default())).collect();
+        for p in projects {
+            if let Some(r) = out.get_mut(&EventId(p.event_id)) {
+                r.projects.insert(p.external_id.clone(), p);
+            }
+        }
+        for j in judges {
+            if let Some(r) = out.get_mut(&EventId(j.event_id)) {
+                r.judges.insert(judge_key(&j), j);
+            }
+        }
+        Ok(out.into_iter().map(|(k, r)| (k, Arc::new(r))).collect())
+    }
+}
+
 /// The loaders of one request (their caches live as long as the request).
 pub struct Loaders {
     pub events: DataLoader<EventById>,
@@ -257,6 +306,8 @@ pub struct Loaders {
     pub event_tracks: DataLoader<EventTracks>,
     pub project_reviews: DataLoader<ProjectReviews>,
     pub latest_publication: DataLoader<LatestPublication>,
+    pub rosters: DataLoader<EventRosters>,
+    pub runs: DataLoader<RunById>,
 }
 
 fn batched<T: Send + Sync + 'static>(l: T, window: std::time::Duration) -> DataLoader<T> {
@@ -281,6 +332,8 @@ impl Loaders {
             event_tracks: batched(EventTracks(db.clone()), window),
             project_reviews: batched(ProjectReviews(db.clone()), window),
             latest_publication: batched(LatestPublication(db.clone()), window),
+            rosters: batched(EventRosters(db.clone()), window),
+            runs: batched(RunById(db.clone()), window),
         }
     }
 }

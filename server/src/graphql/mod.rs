@@ -10,6 +10,7 @@ pub mod connection;
 pub mod context;
 pub mod error;
 pub mod extensions;
+pub mod feed;
 pub mod loaders;
 pub mod mutation;
 pub mod object;

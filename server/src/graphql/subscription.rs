@@ -127,7 +127,10 @@ impl Subscription {
     }
 
     /// The live leaderboard, recomputed after the same changes as `judgingProgress`
-    /// (organizers: UNAUTHENTICATED when anonymous, FORBIDDEN for anyone else).
+    /// (organizers: UNAUTHENTICATED when anonymous, FORBIDDEN for anyone else). A burst of
+    /// changes is computed once, a few hundred milliseconds after it settles, and every
+    /// subscriber of the event receives that same computation (the same `computedAt`). A
+    /// subscriber that reads slowly skips to the newest leaderboard.
     #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
     async fn leaderboard_updated(
         &self,
@@ -136,17 +139,24 @@ impl Subscription {
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Leaderboard>> + use<>> {
         let (services, e) = organizer_event(ctx, &event).await?;
         let watch = Watch::organizer(ctx, e.id);
-        Ok(follow(services, e.id, watch, move |services, ev| {
-            let e = e.clone();
-            async move {
-                let BusEvent::JudgingChanged { .. } = ev else {
-                    return None;
+        let updates = services
+            .leaderboards
+            .subscribe(&services.db, &services.bus, &e);
+        let state = Some((updates, services, watch));
+        Ok(futures_util::stream::unfold(state, |state| async move {
+            let (mut updates, services, watch) = state?;
+            loop {
+                // Ends when the feed does (it outlives every subscriber, so only on shutdown).
+                updates.changed().await.ok()?;
+                let Some(update) = updates.borrow_and_update().clone() else {
+                    continue;
                 };
-                Some(
-                    Leaderboard::load(&services.db.conn, &e)
-                        .await
-                        .map_err(|err| to_graphql(err, "subscription")),
-                )
+                if let Err(refused) = watch.check(&services).await {
+                    return Some((Err(refused), None));
+                }
+                let item =
+                    update.map_err(|detail| to_graphql(AppError::Internal(detail), "subscription"));
+                return Some((item, Some((updates, services, watch))));
             }
         }))
     }

@@ -5,8 +5,9 @@ use async_graphql::{Context, ID, Object};
 use serde_json::json;
 
 use super::write::{event_of, idempotent};
-use crate::domain::idempotency::Key;
+use crate::domain::idempotency::{self, Key};
 use crate::domain::results;
+use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::results::{CalibrationRun, ResultPublication};
@@ -24,7 +25,10 @@ pub struct ResultsMutation;
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl ResultsMutation {
     /// Runs the calibration on the event's current reviews (the submitted ones whose
-    /// assignment is not recused) and stores the signed, immutable run (organizers).
+    /// assignment is not recused) and stores the signed, immutable run (organizers). Other
+    /// writes go on while it computes; if the event's inputs change meanwhile, it computes
+    /// again on the new ones, and after three such attempts refuses with CONFLICT. The run's
+    /// `inputsHash` is always that of the inputs when it was stored.
     async fn run_calibration(
         &self,
         ctx: &Context<'_>,
@@ -46,19 +50,57 @@ impl ResultsMutation {
         idempotency_key: Option<String>,
     ) -> async_graphql::Result<CalibrationRun> {
         let actor = ctx.actor()?;
-        let key = Key::new(
-            idempotency_key,
-            "runCalibration",
-            &json!({ "event": event, "seed": seed, "bootstrap": bootstrap }),
-        )
-        .gql(ctx)?;
+        let input = json!({ "event": event, "seed": seed, "bootstrap": bootstrap });
+        let key = || Key::new(idempotency_key.clone(), "runCalibration", &input).gql(ctx);
+        key()?;
         let e = event_of(ctx, &event).await?;
         let signer = ctx.services().signer.clone();
-        let run = idempotent(ctx, &actor, key, async |txn| {
-            results::run_calibration(txn, &actor, &e, &signer, seed.map(i64::from), bootstrap).await
-        })
-        .await?;
-        Ok(CalibrationRun(run))
+        let db = ctx.db();
+        let seed = seed.map(i64::from);
+        // The fit runs with no transaction open (seconds on a large event, during which
+        // SQLite's one write lock used to be held); the write transaction then only checks
+        // that the inputs are unchanged and stores the run. When they changed (a review
+        // saved meanwhile), the run computes again on the new inputs: the organizer asked
+        // for a run on the current reviews, and computing again is what they would do on a
+        // refusal. Bounded, so that an event whose inputs never settle gets a CONFLICT
+        // instead of a request that never ends.
+        for _ in 0..results::RUN_ATTEMPTS {
+            // A retry of a request that already stored its run replays it without computing.
+            let replay = match key()? {
+                Some(k) => idempotency::replay(&db.conn, &actor, &k)
+                    .await
+                    .gql(ctx)?
+                    .is_some(),
+                None => false,
+            };
+            let computed = if replay {
+                None
+            } else {
+                let snapshot = db.read().await.gql(ctx)?;
+                let plan = results::plan_run(&snapshot, &actor, &e, seed, bootstrap)
+                    .await
+                    .gql(ctx)?;
+                snapshot.rollback().await.gql(ctx)?;
+                Some(results::compute_run(plan).await.gql(ctx)?)
+            };
+            let mut changed = false;
+            let stored = idempotent(ctx, &actor, key()?, async |txn| {
+                let Some(computed) = &computed else {
+                    return Err(AppError::conflict(
+                        "the earlier request with this idempotency key is no longer on \
+                         record; send the request again",
+                    ));
+                };
+                let run = results::store_run(txn, &actor, &e, &signer, computed).await?;
+                changed = run.is_none();
+                run.ok_or_else(results::inputs_kept_changing)
+            })
+            .await;
+            if !changed {
+                return stored.map(CalibrationRun);
+            }
+        }
+        Err(ctx.err(results::inputs_kept_changing()))
     }
 
     /// Publishes a run as the event's next result version, provisional or final

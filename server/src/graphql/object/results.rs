@@ -2,19 +2,18 @@
 //! public projection they carry, and the deployment's signing key. Calibrated rows are
 //! matched back to projects and judges here (`ranked`, `judged`).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use async_graphql::{Context, ID, Json, Object};
 use chrono::{DateTime, Utc};
 use entity::{calibration_run, membership, project, result_publication};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::project::Project;
 use super::user::Membership;
 use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut};
-use crate::domain::judges::judge_key;
 use crate::domain::results::published_at_text;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::loaders::{EventId, LoadersExt, Roster, RunId, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
@@ -36,6 +35,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     // Carries no judge data: reached by organizers through runs and the leaderboard, and
     // by everyone through published results.
     ("CalibratedProject.project", Rule::Public),
+    ("CalibratedProject.projectExternalId", Rule::Public),
     ("CalibratedProject.reviews", Rule::Public),
     ("CalibratedProject.rawMean", Rule::Public),
     ("CalibratedProject.rawRank", Rule::Public),
@@ -82,45 +82,25 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("SigningKey.fingerprint", Rule::Public),
 ];
 
-/// Projects and judges of one event by their calibration ids, loaded once per result.
-struct Lookup {
-    projects: HashMap<String, project::Model>,
-    judges: HashMap<String, membership::Model>,
+/// The event's projects and judges by their calibration ids, loaded once per event for all
+/// the fields of a request that need them.
+async fn roster(ctx: &Context<'_>, event_id: i64) -> async_graphql::Result<Arc<Roster>> {
+    one(ctx, &ctx.loaders().rosters, EventId(event_id), "event").await
 }
 
-async fn lookup(ctx: &Context<'_>, event_id: i64) -> async_graphql::Result<Lookup> {
-    let db = &ctx.db().conn;
-    let projects = project::Entity::find()
-        .filter(project::Column::EventId.eq(event_id))
-        .all(db)
-        .await
-        .gql(ctx)?;
-    let judges = membership::Entity::find_judges(event_id)
-        .all(db)
-        .await
-        .gql(ctx)?;
-    Ok(Lookup {
-        projects: projects
-            .into_iter()
-            .map(|p| (p.external_id.clone(), p))
-            .collect(),
-        judges: judges.into_iter().map(|j| (judge_key(&j), j)).collect(),
-    })
-}
-
+/// Every project of a result, matched to its row when it still exists.
 async fn ranked(
     ctx: &Context<'_>,
     event_id: i64,
     r: &CalibrationResult,
 ) -> async_graphql::Result<Vec<CalibratedProject>> {
-    let l = lookup(ctx, event_id).await?;
+    let roster = roster(ctx, event_id).await?;
     Ok(r.projects
         .iter()
-        .filter_map(|p| {
-            l.projects.get(&p.id).map(|m| CalibratedProject {
-                out: p.clone(),
-                project: m.clone(),
-            })
+        .map(|p| CalibratedProject {
+            event_id,
+            out: p.clone(),
+            project: roster.projects.get(&p.id).cloned(),
         })
         .collect())
 }
@@ -130,11 +110,11 @@ async fn judged(
     event_id: i64,
     r: &CalibrationResult,
 ) -> async_graphql::Result<Vec<JudgeCalibration>> {
-    let l = lookup(ctx, event_id).await?;
+    let roster = roster(ctx, event_id).await?;
     Ok(r.judges
         .iter()
         .filter_map(|j| {
-            l.judges.get(&j.id).map(|m| JudgeCalibration {
+            roster.judges.get(&j.id).map(|m| JudgeCalibration {
                 out: j.clone(),
                 judge: m.clone(),
             })
@@ -145,17 +125,31 @@ async fn judged(
 /// One project's place in a calibrated ranking. Holds no judge data, so it is what the
 /// public sees once results are published.
 pub struct CalibratedProject {
+    pub event_id: i64,
+    /// The project's row in the result, exactly as computed (and, for a run, signed).
     pub out: ProjectOut,
-    pub project: project::Model,
+    /// The live project, when it still exists.
+    pub project: Option<project::Model>,
 }
 
 /// One project's place in a calibrated ranking. Holds no judge data, so it is what the
 /// public sees once results are published.
-#[Object(guard = "FieldGuard::new(\"CalibratedProject\", Scope::event(self.project.event_id))")]
+#[Object(guard = "FieldGuard::new(\"CalibratedProject\", Scope::event(self.event_id))")]
 impl CalibratedProject {
-    /// The project ranked.
-    async fn project(&self) -> Project {
-        Project(self.project.clone())
+    /// The project ranked, as it is now; null when the caller may no longer see it (it
+    /// was withdrawn after the run: only its team and the organizers still see it).
+    /// `projectExternalId` names it either way.
+    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
+        let Some(p) = &self.project else {
+            return Ok(None);
+        };
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        Ok(access.can_see_project(p).then(|| Project(p.clone())))
+    }
+    /// The project's external id exactly as the calibrated result names it (for a run,
+    /// as signed: `result.json` of the exported bundle), also when `project` is null.
+    async fn project_external_id(&self) -> &str {
+        &self.out.id
     }
     /// Submitted reviews counted.
     async fn reviews(&self) -> i32 {
@@ -237,8 +231,9 @@ impl JudgeCalibration {
 pub struct CalibrationRun(pub calibration_run::Model);
 
 impl CalibrationRun {
-    fn result(&self, ctx: &Context<'_>) -> async_graphql::Result<CalibrationResult> {
-        crate::domain::results::parse_result(&self.0).gql(ctx)
+    /// The run's parsed result, shared with every other field and request that reads it.
+    fn result(&self, ctx: &Context<'_>) -> async_graphql::Result<Arc<CalibrationResult>> {
+        ctx.services().parsed_runs.get(&self.0).gql(ctx)
     }
 }
 
@@ -294,11 +289,13 @@ impl CalibrationRun {
     }
     /// By rank; excluded projects last with rank null.
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
-        ranked(ctx, self.0.event_id, &self.result(ctx)?).await
+        let r = self.result(ctx)?;
+        ranked(ctx, self.0.event_id, &r).await
     }
     /// How each judge scored relative to the panel in this run.
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
-        judged(ctx, self.0.event_id, &self.result(ctx)?).await
+        let r = self.result(ctx)?;
+        judged(ctx, self.0.event_id, &r).await
     }
     /// Outlying reviews and judge pairs with identical scores (not inputs to the model).
     async fn diagnostics(
@@ -306,16 +303,18 @@ impl CalibrationRun {
         ctx: &Context<'_>,
     ) -> async_graphql::Result<Json<serde_json::Value>> {
         Ok(Json(
-            serde_json::to_value(self.result(ctx)?.diagnostics).unwrap_or_default(),
+            serde_json::to_value(&self.result(ctx)?.diagnostics).unwrap_or_default(),
         ))
     }
 }
 
 /// The live, unsigned preview on current data (organizers only).
+#[derive(Clone)]
 pub struct Leaderboard {
     pub event_id: i64,
     pub computed_at: DateTime<Utc>,
-    pub result: CalibrationResult,
+    /// Shared by every subscriber that receives this computation.
+    pub result: Arc<CalibrationResult>,
 }
 
 /// The live, unsigned preview on current data (organizers only).
@@ -465,18 +464,17 @@ impl PublishedResults {
     async fn connected(&self) -> bool {
         self.run.connected
     }
-    /// By rank; excluded projects last. Projects that were never submitted (drafts,
-    /// withdrawn) are not part of the public projection.
+    /// By rank; excluded projects last. Exactly the entries of the signed run's result,
+    /// ranks and all, whatever happened to the projects since, except projects that were
+    /// not submitted when the run was computed (drafts, withdrawn), which are not part of
+    /// the public projection. A project withdrawn after the run keeps its signed place,
+    /// named by `projectExternalId`; its `project` is null for those who no longer see it.
     async fn ranking(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
-        let r = crate::domain::results::parse_result(&self.run).gql(ctx)?;
-        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        let r = ctx.services().parsed_runs.get(&self.run).gql(ctx)?;
         Ok(ranked(ctx, self.row.event_id, &r)
             .await?
             .into_iter()
-            .filter(|p| {
-                p.out.excluded.as_deref() != Some("not_submitted")
-                    && access.can_see_project(&p.project)
-            })
+            .filter(|p| p.out.excluded.as_deref() != Some("not_submitted"))
             .collect())
     }
 }
@@ -514,7 +512,7 @@ impl Leaderboard {
         Ok(Leaderboard {
             event_id: e.id,
             computed_at: Utc::now(),
-            result,
+            result: Arc::new(result),
         })
     }
 }
@@ -524,16 +522,10 @@ pub async fn latest_publication(
     ctx: &Context<'_>,
     event_id: i64,
 ) -> async_graphql::Result<Option<ResultPublication>> {
-    let db = &ctx.db().conn;
-    let Some(row) = crate::domain::results::latest_publication(db, event_id)
-        .await
-        .gql(ctx)?
-    else {
+    // Through the request's loaders: loaded once per request however many fields ask.
+    let Some(row) = maybe(ctx, &ctx.loaders().latest_publication, EventId(event_id)).await? else {
         return Ok(None);
     };
-    let run = calibration_run::Entity::find_by_id(row.run_id)
-        .one(db)
-        .await
-        .gql(ctx)?;
+    let run = maybe(ctx, &ctx.loaders().runs, RunId(row.run_id)).await?;
     Ok(run.map(|run| ResultPublication { row, run }))
 }

@@ -1,0 +1,346 @@
+//! Results that hold still: a publication shows exactly the signed run whatever happens to
+//! its projects afterwards; a calibration computes without holding up other writes and
+//! stores the inputs as they were when it committed; the live leaderboard is computed once
+//! per burst of changes and shared by its subscribers.
+
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use serde_json::{Value, json};
+
+use crate::harness::{App, judged_fixture, op, rfc3339, str_at, unique};
+
+e2e! {
+    published_ranking_keeps_a_project_withdrawn_after_publication,
+    calibration_lets_writes_through_and_stores_the_inputs_at_commit [
+        "--request-timeout", "300", "--max-body", "4194304"
+    ],
+    leaderboard_subscribers_share_one_computation_per_burst,
+}
+
+const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }";
+
+/// A token for an imported person (imported people have no password).
+async fn mint(app: &App, email: &str) -> String {
+    let out = app
+        .cli(&["token", "mint", "--email", email, "--name", "e2e"])
+        .await;
+    assert!(out.success(), "token mint: {out:?}");
+    out.stdout.trim().to_string()
+}
+
+async fn published_ranking_keeps_a_project_withdrawn_after_publication(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let slug = format!("csv-{tag}");
+    // The judged fixture, with submissions still open so that a team can withdraw.
+    let mut fixture = judged_fixture(&tag);
+    let now = Utc::now();
+    fixture["event"]["submissions_open"] = json!(rfc3339(now - chrono::Duration::days(1)));
+    fixture["event"]["submissions_close"] = json!(rfc3339(now + chrono::Duration::days(1)));
+    fixture["event"]["judging_open"] = json!(rfc3339(now + chrono::Duration::days(2)));
+    fixture["event"]["judging_close"] = json!(rfc3339(now + chrono::Duration::days(3)));
+    app.ok(Some(&admin), IMPORT, json!({ "f": fixture })).await;
+    let run = app
+        .ok(
+            Some(&admin),
+            op("RunCalibration"),
+            json!({ "event": slug, "seed": 3, "bootstrap": 20 }),
+        )
+        .await;
+    let run_id = str_at(&run, "/runCalibration/id");
+    app.ok(
+        Some(&admin),
+        op("PublishResults"),
+        json!({ "event": slug, "run": run_id, "final": true }),
+    )
+    .await;
+
+    let ranks = "query($e: String!) { event(slug: $e) { results { ranking { rank rankLow rankHigh quality reviews } } } }";
+    let published = app.ok(None, ranks, json!({ "e": slug })).await;
+    let ranking = published["event"]["results"]["ranking"].clone();
+    assert_eq!(
+        ranking.as_array().map(Vec::len),
+        Some(4),
+        "the four judged projects are published: {published}"
+    );
+
+    // The team of p1 withdraws it after publication.
+    let builder = mint(&app, &format!("csv-4-{tag}@example.org")).await;
+    let withdrawn = app
+        .ok(
+            Some(&builder),
+            op("WithdrawProject"),
+            json!({ "id": format!("p1_{tag}") }),
+        )
+        .await;
+    assert_eq!(withdrawn["withdrawProject"]["status"], "WITHDRAWN");
+
+    let after = app.ok(None, ranks, json!({ "e": slug })).await;
+    assert_eq!(
+        after["event"]["results"]["ranking"], ranking,
+        "the published ranking is what was signed: the same entries and ranks after a withdrawal"
+    );
+
+    // The withdrawn project keeps its signed place and identity; who may no longer see the
+    // project sees only that identity.
+    let named = "query($e: String!) { event(slug: $e) { results { ranking { rank projectExternalId project { externalId status } } } } }";
+    let signed_rank = |v: &Value| {
+        v["event"]["results"]["ranking"]
+            .as_array()
+            .expect("ranking")
+            .iter()
+            .find(|p| p["projectExternalId"] == json!(format!("p1_{tag}")))
+            .unwrap_or_else(|| panic!("p1 is in the published ranking: {v}"))
+            .clone()
+    };
+    let anonymous = app.ok(None, named, json!({ "e": slug })).await;
+    let p1 = signed_rank(&anonymous);
+    assert!(p1["rank"].is_number(), "p1 was ranked: {p1}");
+    assert_eq!(p1["project"], Value::Null, "the public no longer sees p1");
+    let others = anonymous["event"]["results"]["ranking"]
+        .as_array()
+        .expect("ranking")
+        .iter()
+        .filter(|p| p["projectExternalId"] != json!(format!("p1_{tag}")))
+        .all(|p| p["project"]["externalId"] == p["projectExternalId"]);
+    assert!(others, "the other projects are linked: {anonymous}");
+    let team = app.ok(Some(&builder), named, json!({ "e": slug })).await;
+    let p1 = signed_rank(&team);
+    assert_eq!(
+        p1["project"]["status"], "WITHDRAWN",
+        "its team still sees it"
+    );
+}
+
+/// An event large enough that its calibration computes for seconds: `projects` projects
+/// each reviewed by `k` of `judges` judges, plus one unreviewed project `late_{tag}`;
+/// judging is open now.
+fn panel_fixture(tag: &str, projects: usize, judges: usize, k: usize) -> Value {
+    let now = Utc::now();
+    let at = |days: i64| rfc3339(now + chrono::Duration::days(days));
+    let mut reviews = vec![];
+    for p in 0..projects {
+        let quality = (p * 37 % 10) as i64;
+        for r in 0..k {
+            let j = (p * k + r) % judges;
+            let severity = (j % 3) as i64 - 1;
+            let noise = ((p * 7 + j * 13) % 3) as i64 - 1;
+            reviews.push(json!({
+                "judge": format!("j{j}_{tag}"),
+                "project": format!("p{p}_{tag}"),
+                "scores": { "impact": (1 + quality + severity + noise).clamp(1, 10) },
+                "comment": "",
+                "submitted_at": at(0),
+            }));
+        }
+    }
+    let project_ids: Vec<String> = (0..projects)
+        .map(|p| format!("p{p}_{tag}"))
+        .chain([format!("late_{tag}")])
+        .collect();
+    json!({
+        "format": "verdict.event.v1",
+        "event": {
+            "external_id": format!("evt_{tag}"), "slug": format!("panel-{tag}"), "name": "Panel",
+            "submissions_open": at(-3), "submissions_close": at(-2),
+            "judging_open": at(-1), "judging_close": at(1),
+            "voting_open": null, "voting_close": null, "reviews_per_project": k, "max_team_size": 3
+        },
+        "tracks": [ { "external_id": format!("trk_{tag}"), "name": "Only track" } ],
+        "people": (0..judges).map(|j| json!({
+            "external_id": format!("u{j}_{tag}"), "email": format!("panel-{j}-{tag}@example.org"),
+            "display_name": format!("Judge {j}")
+        })).chain([json!({
+            "external_id": format!("o_{tag}"), "email": format!("panel-o-{tag}@example.org"),
+            "display_name": "Organizer"
+        })]).collect::<Vec<_>>(),
+        "organizers": [ format!("o_{tag}") ],
+        "judges": (0..judges).map(|j| json!({
+            "external_id": format!("j{j}_{tag}"), "person": format!("u{j}_{tag}"), "tracks": []
+        })).collect::<Vec<_>>(),
+        "teams": project_ids.iter().map(|p| json!({
+            "external_id": format!("t{p}"), "name": format!("Team {p}"), "members": []
+        })).collect::<Vec<_>>(),
+        "projects": project_ids.iter().map(|p| json!({
+            "external_id": p, "team": format!("t{p}"), "track": format!("trk_{tag}"),
+            "title": format!("Project {p}"), "tagline": "", "summary": "", "repo_url": "",
+            "demo_url": "", "tags": [], "status": "submitted", "submitted_at": at(-2)
+        })).collect::<Vec<_>>(),
+        "criteria": [ { "key": "impact", "name": "Impact", "weight": 1.0, "min": 1, "max": 10, "position": 1 } ],
+        "reviews": reviews
+    })
+}
+
+async fn calibration_lets_writes_through_and_stores_the_inputs_at_commit(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let slug = format!("panel-{tag}");
+    app.ok(
+        Some(&admin),
+        IMPORT,
+        json!({ "f": panel_fixture(&tag, 600, 60, 5) }),
+    )
+    .await;
+    // Judge 1 gets the unreviewed project, to score while the calibration computes.
+    let judge = mint(&app, &format!("panel-1-{tag}@example.org")).await;
+    let assigned = app
+        .ok(
+            Some(&admin),
+            op("AssignJudge"),
+            json!({ "event": slug, "judge": format!("j1_{tag}"), "project": format!("late_{tag}") }),
+        )
+        .await;
+    let assignment = str_at(&assigned, "/assignJudge/id");
+
+    // How long a calibration of this event takes here (a fraction of a second to
+    // seconds, by machine and build): the review below is saved halfway through one,
+    // after the calibration has read its inputs (reading is a small part of it).
+    let warm = Instant::now();
+    app.ok(
+        Some(&admin),
+        "mutation($e: String!) { runCalibration(event: $e, seed: 1, bootstrap: 2000) { id } }",
+        json!({ "e": slug }),
+    )
+    .await;
+    let computing = warm.elapsed();
+
+    let started = Instant::now();
+    let calibrate = async {
+        let r = app
+            .ok(
+                Some(&admin),
+                "mutation($e: String!) { runCalibration(event: $e, seed: 1, bootstrap: 2000) { id inputsHash } }",
+                json!({ "e": slug }),
+            )
+            .await;
+        (r, started.elapsed())
+    };
+    let review = async {
+        // By now the calibration has read its inputs and is computing.
+        tokio::time::sleep(computing / 2).await;
+        let t = Instant::now();
+        let r = app
+            .ok(
+                Some(&judge),
+                op("SaveReview"),
+                json!({ "assignment": assignment, "scores": [{ "criterion": "impact", "value": 9 }], "submit": true }),
+            )
+            .await;
+        (r, t.elapsed(), started.elapsed())
+    };
+    let ((run, run_took), (saved, save_took, saved_at)) = tokio::join!(calibrate, review);
+    assert_eq!(saved["saveReview"]["submitted"], true);
+    eprintln!(
+        "calibration: {run_took:?}; review saved after {saved_at:?}, waiting {save_took:?} for it"
+    );
+    assert!(
+        saved_at < run_took && save_took * 3 < run_took,
+        "a review saved while the calibration computes is not held up by it: it took \
+         {save_took:?}, the calibration {run_took:?}"
+    );
+
+    // The run stored the inputs as they were when it committed: with the review saved
+    // meanwhile, the same inputs as a run made afterwards on unchanged data.
+    let again = app
+        .ok(
+            Some(&admin),
+            "mutation($e: String!) { runCalibration(event: $e, seed: 1, bootstrap: 0) { id inputsHash } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    assert_eq!(
+        run["runCalibration"]["inputsHash"], again["runCalibration"]["inputsHash"],
+        "the run's inputs include the review committed before it"
+    );
+    // Each run wrote one audit entry, however often it computed.
+    let audit = app
+        .ok(
+            Some(&admin),
+            "query($e: String!) { event(slug: $e) { auditLog(first: 100) { edges { node { action } } } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    let ran = audit["event"]["auditLog"]["edges"]
+        .as_array()
+        .expect("audit log")
+        .iter()
+        .filter(|e| e["node"]["action"] == "calibration.ran")
+        .count();
+    assert_eq!(ran, 3, "one audit entry per run: {audit}");
+}
+
+const LEADERBOARD: &str =
+    "subscription($e: String!) { leaderboardUpdated(event: $e) { computedAt projects { rank } } }";
+
+async fn leaderboard_subscribers_share_one_computation_per_burst(app: App) {
+    let s = app.scenario().await;
+    let mut subscribers = vec![];
+    for (i, token) in [&s.organizer_a, &s.admin].into_iter().enumerate() {
+        let mut ws = app
+            .ws(json!({ "authorization": format!("Bearer {token}") }))
+            .await;
+        ws.subscribe(&format!("l{i}"), LEADERBOARD, json!({ "e": s.event_a }))
+            .await;
+        subscribers.push(ws);
+    }
+    let judge = app
+        .ok(
+            Some(&s.organizer_a),
+            op("EventMembers"),
+            json!({ "event": s.event_a, "role": "JUDGE", "first": 5 }),
+        )
+        .await;
+    let judge = str_at(&judge, "/event/members/edges/0/node/id");
+    let mut projects = vec![s.submitted.clone()];
+    for title in ["Second", "Third", "Fourth"] {
+        let p = app
+            .create_project(&s.participant_a, &s.event_a, title, &s.track_a)
+            .await;
+        app.submit_project(&s.participant_a, &p).await;
+        projects.push(p);
+    }
+    // Let both subscriptions register before the changes they should see.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+
+    // A burst: four assignments at once.
+    let assign = |project: String| {
+        let (app, organizer, event, judge) = (&app, &s.organizer_a, &s.event_a, &judge);
+        async move {
+            app.ok(
+                Some(organizer),
+                op("AssignJudge"),
+                json!({ "event": event, "judge": judge, "project": project }),
+            )
+            .await
+        }
+    };
+    futures_util::future::join_all(projects.iter().cloned().map(assign)).await;
+
+    let mut received = vec![];
+    for (i, ws) in subscribers.iter_mut().enumerate() {
+        let mut times = vec![];
+        let first = ws
+            .next_json(Duration::from_secs(30))
+            .await
+            .unwrap_or_else(|| panic!("subscriber {i} receives the leaderboard"));
+        let mut msg = Some(first);
+        while let Some(m) = msg {
+            assert_eq!(m["type"], "next", "{m}");
+            let board = &m["payload"]["data"]["leaderboardUpdated"];
+            assert!(board["projects"].is_array(), "{m}");
+            times.push(board["computedAt"].clone());
+            msg = ws.next_json(Duration::from_secs(4)).await;
+        }
+        received.push(times);
+    }
+    assert!(
+        received[0].len() < projects.len(),
+        "a burst of {} changes is computed fewer times than it has changes: {received:?}",
+        projects.len()
+    );
+    assert_eq!(
+        received[0], received[1],
+        "both subscribers receive the same computations"
+    );
+}

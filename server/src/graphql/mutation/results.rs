@@ -9,6 +9,7 @@ use crate::domain::idempotency::Key;
 use crate::domain::results;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::object::results::{CalibrationRun, ResultPublication};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -25,6 +26,7 @@ pub struct ResultsMutation;
 impl ResultsMutation {
     /// Runs the calibration on the event's current reviews (the submitted ones whose
     /// assignment is not recused) and stores the signed, immutable run (organizers).
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
     async fn run_calibration(
         &self,
         ctx: &Context<'_>,

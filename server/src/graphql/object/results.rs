@@ -293,14 +293,17 @@ impl CalibrationRun {
         self.0.connected
     }
     /// By rank; excluded projects last with rank null.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         ranked(ctx, self.0.event_id, &self.result(ctx)?).await
     }
     /// How each judge scored relative to the panel in this run.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         judged(ctx, self.0.event_id, &self.result(ctx)?).await
     }
     /// Outlying reviews and judge pairs with identical scores (not inputs to the model).
+    #[graphql(complexity = "crate::graphql::cost::load(child_complexity)")]
     async fn diagnostics(
         &self,
         ctx: &Context<'_>,
@@ -340,10 +343,12 @@ impl Leaderboard {
         self.result.lambda
     }
     /// By rank; excluded projects last with rank null.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         ranked(ctx, self.event_id, &self.result).await
     }
     /// How each judge scores relative to the panel.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         judged(ctx, self.event_id, &self.result).await
     }
@@ -467,6 +472,7 @@ impl PublishedResults {
     }
     /// By rank; excluded projects last. Projects that were never submitted (drafts,
     /// withdrawn) are not part of the public projection.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn ranking(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         let r = crate::domain::results::parse_result(&self.run).gql(ctx)?;
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;

@@ -64,9 +64,27 @@ pub struct Limits {
     /// Maximum selection depth of a GraphQL operation.
     #[arg(long, env = "VERDICT_MAX_DEPTH", default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
-    /// Maximum complexity of an operation; list fields multiply by their `first`.
+    /// Maximum cost of an operation for a signed-in caller. Every field costs 1 plus what
+    /// it selects; a field that runs its own query costs 10 more; a connection multiplies
+    /// what it selects by its `first` (20 if omitted); a list without `first` by an assumed
+    /// length (20 for a team's, project's or person's lists, 100 for a ranking or an
+    /// event's judges); a calibration or planner run costs 1000, a password check 500 (see
+    /// `graphql::cost`). A public ranking with a small selection costs about 320.
     #[arg(long, env = "VERDICT_MAX_COMPLEXITY", default_value_t = Limits::default().max_complexity)]
     pub max_complexity: usize,
+    /// Maximum cost of an operation for an anonymous caller (costs as for
+    /// `--max-complexity`, which is meant to be the larger).
+    #[arg(
+        long,
+        env = "VERDICT_MAX_COMPLEXITY_ANONYMOUS",
+        default_value_t = Limits::default().max_complexity_anonymous
+    )]
+    pub max_complexity_anonymous: usize,
+    /// Maximum fields (aliases included) in one request document, counting a fragment's
+    /// fields at every spread, in every operation and fragment definition. Checked before
+    /// validation, which would otherwise walk every expanded field.
+    #[arg(long, env = "VERDICT_MAX_FIELDS", default_value_t = Limits::default().max_fields)]
+    pub max_fields: usize,
     /// Maximum page size (`first`) of a connection.
     #[arg(long, env = "VERDICT_MAX_PAGE", default_value_t = Limits::default().max_page)]
     pub max_page: usize,
@@ -147,6 +165,8 @@ impl Default for Limits {
         Limits {
             max_depth: 10,
             max_complexity: 5000,
+            max_complexity_anonymous: 2000,
+            max_fields: 1000,
             max_page: 100,
             max_batch: 10,
             max_body: 64 * 1024,

@@ -3,7 +3,11 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, PASSWORD, assert_bad_input, assert_code, data, error_code, op, unique};
+use std::time::{Duration, Instant};
+
+use crate::harness::{
+    App, PASSWORD, assert_bad_input, assert_code, data, error_code, error_message, op, unique,
+};
 
 /// A sign-up mutation whose effect is easy to check afterwards.
 fn sign_up_body(email: &str) -> Value {
@@ -46,6 +50,10 @@ e2e! {
     nesting_limit,
     introspection_depth,
     complexity_limit,
+    anonymous_ranking_flood_is_too_complex ["--demo"],
+    signed_in_callers_get_a_larger_budget ["--demo"],
+    thousands_of_typename_selections_are_refused,
+    fragment_bomb_is_refused_before_validation,
     page_size_limit,
     batch_limit,
     body_size_limit,
@@ -150,6 +158,147 @@ async fn complexity_limit(app: App) {
         )
         .await;
     data(&r);
+}
+
+/// The issue's request: `n` aliases of the public ranking of the demo's finished event.
+fn ranking_aliases(n: usize) -> String {
+    let aliases: String = (0..n)
+        .map(|i| format!(" r{i}: results {{ ranking {{ rank project {{ title }} }} }}"))
+        .collect();
+    format!("{{ event(slug: \"demo-finals\") {{{aliases} }} }}")
+}
+
+/// Issue #7: an anonymous request of 1,000 aliases of the public ranking (each one parses
+/// the run and loads the event's projects) was accepted and cost about a second of server
+/// time. It is refused; a handful of aliases still reads the ranking.
+async fn anonymous_ranking_flood_is_too_complex(app: App) {
+    let flood = ranking_aliases(1000);
+    assert!(
+        (50_000..64 * 1024).contains(&flood.len()),
+        "a ~53 KB request, under the body limit: {} bytes",
+        flood.len()
+    );
+    let r = app.gql(&flood, json!({})).await;
+    assert_refused(&r, "1,000 anonymous aliases of the ranking");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+
+    // Its cost alone refuses it, whatever the field count allows.
+    let roomy = app.sibling(&["--max-fields", "100000"]).await;
+    let r = roomy.gql(&flood, json!({})).await;
+    assert_refused(&r, "1,000 anonymous aliases of the ranking, fields allowed");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    let m = error_message(&r);
+    assert!(
+        m.contains("2000") && m.contains("--max-complexity-anonymous"),
+        "the message names the anonymous budget and its value: {m}"
+    );
+
+    let few = app.ok(None, &ranking_aliases(3), json!({})).await;
+    for alias in ["r0", "r1", "r2"] {
+        assert_eq!(
+            few["event"][alias]["ranking"][0]["rank"], 1,
+            "a few aliases read the ranking: {few}"
+        );
+    }
+}
+
+/// A query between the two budgets (ten rankings: over the anonymous budget, within the
+/// signed-in one) is refused to an anonymous caller and answered for a signed-in
+/// organizer, over HTTP and on a websocket alike.
+async fn signed_in_callers_get_a_larger_budget(app: App) {
+    let q = ranking_aliases(10);
+    let r = app.gql(&q, json!({})).await;
+    assert_refused(&r, "ten rankings for an anonymous caller");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    assert!(
+        error_message(&r).contains("--max-complexity-anonymous"),
+        "{r}"
+    );
+
+    let admin = app.site_admin().await;
+    let email = format!("budget-{}@example.org", unique());
+    let organizer = app.sign_up(&email).await;
+    app.grant(&admin, "demo-finals", &email, "ORGANIZER").await;
+    let d = app.ok(Some(&organizer), &q, json!({})).await;
+    assert_eq!(d["event"]["r9"]["ranking"][0]["rank"], 1, "{d}");
+
+    // A websocket connection carries its caller the same way.
+    for (init, allowed) in [
+        (json!({}), false),
+        (
+            json!({ "authorization": format!("Bearer {organizer}") }),
+            true,
+        ),
+    ] {
+        let mut ws = app.ws(init).await;
+        ws.subscribe("q", &q, json!({})).await;
+        let msg = loop {
+            let msg = ws
+                .next_json(Duration::from_secs(10))
+                .await
+                .expect("an answer on the websocket");
+            if msg["id"] == "q" && matches!(msg["type"].as_str(), Some("next" | "error")) {
+                break msg;
+            }
+        };
+        let text = msg.to_string();
+        if allowed {
+            assert_eq!(msg["type"], "next", "{msg}");
+            assert_eq!(
+                msg["payload"]["data"]["event"]["r9"]["ranking"][0]["rank"], 1,
+                "{msg}"
+            );
+        } else {
+            assert!(
+                text.contains("QUERY_TOO_COMPLEX"),
+                "anonymous on a websocket: {msg}"
+            );
+        }
+    }
+}
+
+/// Issue #7: 5,000 repeated `__typename` selections were accepted. The fields of a
+/// document, aliases included, are capped (1,000 by default).
+async fn thousands_of_typename_selections_are_refused(app: App) {
+    let repeated = format!("{{{} }}", " __typename".repeat(5000));
+    let r = app.gql(&repeated, json!({})).await;
+    assert_refused(&r, "5,000 repeated __typename");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    let m = error_message(&r);
+    assert!(
+        m.contains("1000") && m.contains("--max-fields"),
+        "the message names the field limit and its value: {m}"
+    );
+    let aliased: String = (0..3000).map(|i| format!(" a{i}: __typename")).collect();
+    let r = app.gql(&format!("{{{aliased} }}"), json!({})).await;
+    assert_refused(&r, "3,000 aliases of __typename");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    // At the limit is fine.
+    let at_limit = format!("{{{} }}", " __typename".repeat(1000));
+    assert_eq!(
+        data(&app.gql(&at_limit, json!({})).await)["__typename"],
+        "Query"
+    );
+}
+
+/// A document of a kilobyte whose fragments each spread the previous one twice expands
+/// to billions of fields; validation would walk them all for minutes. It is refused at
+/// once, and the server carries on.
+async fn fragment_bomb_is_refused_before_validation(app: App) {
+    let mut bomb = "query { ...F30 } fragment F0 on Query { __typename }".to_string();
+    for i in 1..=30 {
+        bomb += &format!(" fragment F{i} on Query {{ ...F{j} ...F{j} }}", j = i - 1);
+    }
+    assert!(bomb.len() < 2048, "{} bytes", bomb.len());
+    let started = Instant::now();
+    let r = tokio::time::timeout(Duration::from_secs(20), app.gql(&bomb, json!({})))
+        .await
+        .expect("the fragment bomb is answered within 20 s");
+    let took = started.elapsed();
+    assert_refused(&r, "a fragment bomb");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    assert!(took < Duration::from_secs(1), "refused in {took:?}");
+    assert_eq!(app.get("/healthz").await.status, 200);
 }
 
 async fn page_size_limit(app: App) {
@@ -330,14 +479,18 @@ async fn request_timeout(app: App) {
         app.create_event(&admin, &slug, 3).await;
         app.create_track(&admin, &slug, "T").await;
     }
-    let one = "events(first: 100) { totalCount edges { node { slug tracks { id name }
-                 teams(first: 100) { totalCount } projects(first: 100) { totalCount } } } }";
-    let q = format!("{{ a: {one} b: {one} c: {one} d: {one} e: {one} }}");
+    // Within the anonymous cost budget, so that the timer is what refuses it.
+    let q = "{ events(first: 10) { totalCount edges { node { slug tracks { id name }
+               teams(first: 5) { totalCount } projects(first: 5) { totalCount } } } } }";
     // The same database behind a server with a zero-second budget.
     let app = app.sibling(&["--request-timeout", "0"]).await;
-    let r = app.gql(&q, json!({})).await;
+    let r = app.gql(q, json!({})).await;
     assert_refused(&r, "a request over the time limit");
     assert_code(&r, "QUERY_TOO_COMPLEX");
+    assert!(
+        error_message(&r).contains("took longer than 0 s"),
+        "refused by the timer, not by a cost limit: {r}"
+    );
     assert_eq!(app.get("/healthz").await.status, 200);
 }
 

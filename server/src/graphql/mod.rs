@@ -8,6 +8,7 @@ use async_graphql::{Data, Schema, SchemaBuilder};
 pub mod bus;
 pub mod connection;
 pub mod context;
+pub mod cost;
 pub mod error;
 pub mod extensions;
 pub mod feed;

@@ -6,6 +6,7 @@ use sea_orm::EntityTrait;
 
 use super::connection::{Page, page};
 use super::context::{CtxExt, ResultExt};
+use super::cost;
 use super::object::event::Event;
 use super::object::project::Project;
 use super::object::results::SigningKey;
@@ -33,6 +34,7 @@ impl Query {
         ctx.rc().user().cloned().map(Viewer)
     }
     /// An event by slug; null when unknown.
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn event(
         &self,
         ctx: &Context<'_>,
@@ -46,7 +48,7 @@ impl Query {
         }
     }
     /// Every event, oldest first.
-    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn events(
         &self,
         ctx: &Context<'_>,
@@ -77,6 +79,7 @@ impl Query {
     }
     /// A project by id or external id; null when unknown or not visible to the caller
     /// (drafts are visible to their team and the organizers).
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn project(
         &self,
         ctx: &Context<'_>,

@@ -1,17 +1,26 @@
-//! Query limits: depth, complexity, directives per field and nesting, refused with
-//! QUERY_TOO_COMPLEX before anything runs.
+//! Query limits: fields per document, depth, cost, directives per field and nesting,
+//! refused with QUERY_TOO_COMPLEX before anything runs.
 //!
 //! async-graphql can enforce these itself (`limit_depth`, `limit_complexity`,
 //! `limit_directives`), but its refusals carry only English text, so the schema is built
 //! without them and this extension checks each limit at the step that measures it:
 //!
 //! - `prepare_request`: the extension parses the request itself, so the parser's recursion
-//!   limit is told from a syntax error by its variant; then it checks nesting and
-//!   directives on the document, and notes whether the operation is introspection only.
-//!   The parsed document is handed on; async-graphql does not parse it again.
+//!   limit is told from a syntax error by its variant; then it checks nesting, the number
+//!   of fields and directives on the document, and notes whether the operation is
+//!   introspection only. The parsed document is handed on; async-graphql does not parse it
+//!   again.
 //! - `validation`: validation measures depth and complexity ([`ValidationResult`]); they
-//!   are compared with the configuration here. Operations that select only `__schema`,
-//!   `__type` and `__typename` get [`INTROSPECTION_DEPTH`] (when introspection is on).
+//!   are compared with the configuration here. Complexity is the cost of the fields (see
+//!   [`crate::graphql::cost`]), held to the anonymous budget unless the caller is signed
+//!   in. Operations that select only `__schema`, `__type` and `__typename` get
+//!   [`INTROSPECTION_DEPTH`] (when introspection is on).
+//!
+//! The field count comes before validation because validation walks every fragment
+//! spread in full, once per rule: a document of a few kilobytes whose fragments each
+//! spread the previous one twice expands to billions of fields, and validation (which no
+//! timeout can interrupt) would take minutes. Counted with each fragment's size computed
+//! once, the same document is refused in microseconds.
 //! - `request`: an error that still has no code after execution is a request-level
 //!   refusal (unknown operation name: BAD_USER_INPUT) or, with a path, INTERNAL.
 //!
@@ -31,6 +40,7 @@ use async_graphql::{Name, Request, Response, ServerError, ServerResult, Validati
 
 use super::{BAD_USER_INPUT, INTERNAL, set_code, too_complex};
 use crate::config::Limits;
+use crate::graphql::RequestCtx;
 
 /// Depth allowed to introspection-only operations: the standard introspection query
 /// (GraphiQL's, codegen tools') nests about 13 levels, deeper than data queries may.
@@ -49,7 +59,11 @@ pub struct QueryLimits {
 
 struct Config {
     max_depth: usize,
+    /// The cost budget of a signed-in caller.
     max_complexity: usize,
+    /// The cost budget of an anonymous caller.
+    max_complexity_anonymous: usize,
+    max_fields: usize,
     max_directives: usize,
     /// Whether introspection is on (and so whether introspection-only operations get the
     /// deeper limit).
@@ -62,6 +76,8 @@ impl QueryLimits {
             config: Arc::new(Config {
                 max_depth: limits.max_depth,
                 max_complexity: limits.max_complexity,
+                max_complexity_anonymous: limits.max_complexity_anonymous,
+                max_fields: limits.max_fields,
                 max_directives: limits.max_directives,
                 introspection,
             }),
@@ -120,6 +136,7 @@ impl Extension for Checker {
             }
         };
         check_nesting(&doc)?;
+        check_fields(&doc, self.config.max_fields)?;
         check_directives(&doc, self.config.max_directives)?;
         self.introspection_only.store(
             self.config.introspection && is_introspection_only(&doc),
@@ -141,9 +158,34 @@ impl Extension for Checker {
             errors
         })?;
         let c = &self.config;
-        // The same checks, in the same order, with the same words as async-graphql's.
-        if result.complexity > c.max_complexity {
-            return Err(vec![too_complex("Query is too complex.".into(), None)]);
+        // The caller is in the request's data (HTTP) or the connection's (websocket); a
+        // schema executed without one (in-process tests) is anonymous.
+        let signed_in = ctx
+            .data_opt::<Arc<RequestCtx>>()
+            .is_some_and(|rc| rc.user().is_some());
+        let (budget, flag, who) = if signed_in {
+            (c.max_complexity, "--max-complexity", "a signed-in caller")
+        } else {
+            (
+                c.max_complexity_anonymous,
+                "--max-complexity-anonymous",
+                "an anonymous caller",
+            )
+        };
+        if result.complexity > budget {
+            let hint = if !signed_in && c.max_complexity > budget {
+                "; signed-in callers may spend more"
+            } else {
+                ""
+            };
+            return Err(vec![too_complex(
+                format!(
+                    "Query is too complex: it costs {}, over the limit of {budget} for {who} \
+                     (`{flag}`){hint}.",
+                    result.complexity
+                ),
+                None,
+            )]);
         }
         let max_depth = if self.introspection_only.load(Ordering::Relaxed) {
             c.max_depth.max(INTROSPECTION_DEPTH)
@@ -221,6 +263,67 @@ fn nesting<'a>(
     Some(deepest)
 }
 
+/// Refuses a document that selects more than `max` fields (aliases are fields too): over
+/// every operation and every fragment definition, as validation walks them, each fragment
+/// spread counting the fragment's fields. Each fragment is counted once (memoised), so
+/// the count takes time in proportion to the text, however far the spreads expand.
+fn check_fields(doc: &ExecutableDocument, max: usize) -> ServerResult<()> {
+    let mut memo = HashMap::new();
+    let mut total = 0usize;
+    for fragment in doc.fragments.values() {
+        total = total.saturating_add(fields(doc, &fragment.node.selection_set.node, &mut memo));
+    }
+    for (_, op) in doc.operations.iter() {
+        total = total.saturating_add(fields(doc, &op.node.selection_set.node, &mut memo));
+    }
+    if total > max {
+        return Err(too_complex(
+            format!(
+                "Query selects too many fields: {total} once fragments are expanded, over the \
+                 limit of {max} (`--max-fields`)."
+            ),
+            None,
+        ));
+    }
+    Ok(())
+}
+
+/// The fields selected in `set` and below, fragment spreads expanded (saturating). A
+/// fragment in a cycle counts 0 where it spreads itself (the nesting check has refused
+/// cycles already).
+fn fields<'a>(
+    doc: &'a ExecutableDocument,
+    set: &'a SelectionSet,
+    memo: &mut HashMap<&'a Name, usize>,
+) -> usize {
+    let mut n = 0usize;
+    for item in &set.items {
+        let here = match &item.node {
+            Selection::Field(f) => fields(doc, &f.node.selection_set.node, memo).saturating_add(1),
+            Selection::InlineFragment(i) => fields(doc, &i.node.selection_set.node, memo),
+            Selection::FragmentSpread(s) => {
+                // An unknown fragment is validation's to report.
+                let Some((name, fragment)) =
+                    doc.fragments.get_key_value(&s.node.fragment_name.node)
+                else {
+                    continue;
+                };
+                match memo.get(name) {
+                    Some(&k) => k,
+                    None => {
+                        memo.insert(name, 0);
+                        let k = fields(doc, &fragment.node.selection_set.node, memo);
+                        memo.insert(name, k);
+                        k
+                    }
+                }
+            }
+        };
+        n = n.saturating_add(here);
+    }
+    n
+}
+
 /// Refuses a field carrying more than `max` directives (in operations and fragments).
 fn check_directives(doc: &ExecutableDocument, max: usize) -> ServerResult<()> {
     fn walk(set: &SelectionSet, max: usize) -> ServerResult<()> {
@@ -292,7 +395,9 @@ mod tests {
     fn schema(introspection: bool) -> Schema<Root, EmptyMutation, EmptySubscription> {
         let limits = Limits {
             max_depth: 3,
-            max_complexity: 20,
+            max_complexity: 40,
+            max_complexity_anonymous: 20,
+            max_fields: 60,
             max_directives: 1,
             ..Limits::default()
         };
@@ -304,7 +409,10 @@ mod tests {
 
     /// The code of the first error, or "ok" when there is none.
     async fn code(schema: &Schema<Root, EmptyMutation, EmptySubscription>, q: &str) -> String {
-        let resp = schema.execute(q).await;
+        code_of(schema.execute(q).await)
+    }
+
+    fn code_of(resp: Response) -> String {
         match resp.errors.first() {
             None => "ok".into(),
             Some(e) => e
@@ -314,6 +422,47 @@ mod tests {
                 .map(|c| c.to_string().trim_matches('"').to_owned())
                 .unwrap_or_else(|| format!("no code: {}", e.message)),
         }
+    }
+
+    /// The message of the first error.
+    async fn message(schema: &Schema<Root, EmptyMutation, EmptySubscription>, q: &str) -> String {
+        let resp = schema.execute(q).await;
+        resp.errors
+            .first()
+            .map(|e| e.message.clone())
+            .unwrap_or_default()
+    }
+
+    /// `{ f0: leaf f1: leaf ... }`: `n` fields, costing `n`.
+    fn wide(n: usize) -> String {
+        let fields: String = (0..n).map(|i| format!(" f{i}: leaf")).collect();
+        format!("{{{fields} }}")
+    }
+
+    /// A request made by a signed-in caller, as the HTTP handler builds it.
+    fn signed_in(q: &str) -> Request {
+        let user = entity::user::Model {
+            id: 1,
+            public_id: "usr".into(),
+            email: "a@example.org".into(),
+            display_name: "A".into(),
+            password_hash: None,
+            is_site_admin: false,
+            created_at: chrono::Utc::now(),
+        };
+        let caller = (user, crate::domain::accounts::Credential::Session { id: 1 });
+        let rc = Arc::new(RequestCtx::new("t".into(), "-".into(), Some(caller)));
+        Request::new(q).data(rc)
+    }
+
+    /// `fragment F0 { leaf } fragment F1 { ...F0 ...F0 } ... fragment F{n} ...` and an
+    /// operation spreading F{n}: 2^n fields once expanded, in a few hundred bytes.
+    fn fragment_bomb(n: usize) -> String {
+        let mut q = format!("{{ ...F{n} }} fragment F0 on Root {{ leaf }}");
+        for i in 1..=n {
+            q += &format!(" fragment F{i} on Root {{ ...F{j} ...F{j} }}", j = i - 1);
+        }
+        q
     }
 
     fn nested(levels: usize, open: &str, inner: &str) -> String {
@@ -333,9 +482,8 @@ mod tests {
             "QUERY_TOO_COMPLEX",
             "depth"
         );
-        let wide: String = (0..21).map(|i| format!(" f{i}: leaf")).collect();
-        let wide = format!("{{{wide} }}");
-        assert_eq!(code(&s, &wide).await, "QUERY_TOO_COMPLEX", "complexity");
+        assert_eq!(code(&s, &wide(21)).await, "QUERY_TOO_COMPLEX", "complexity");
+        assert_eq!(code(&s, &wide(61)).await, "QUERY_TOO_COMPLEX", "fields");
         assert_eq!(
             code(&s, "{ leaf @include(if: true) @skip(if: false) }").await,
             "QUERY_TOO_COMPLEX",
@@ -398,5 +546,68 @@ mod tests {
         assert_eq!(code(&on, &beside_data).await, "QUERY_TOO_COMPLEX");
         // With introspection off, no operation gets the deeper limit.
         assert_eq!(code(&schema(false), &q(10)).await, "QUERY_TOO_COMPLEX");
+    }
+
+    #[tokio::test]
+    async fn anonymous_callers_get_the_smaller_budget() {
+        let s = schema(true);
+        assert_eq!(code(&s, &wide(20)).await, "ok");
+        let m = message(&s, &wide(21)).await;
+        assert!(
+            m.contains("costs 21") && m.contains("20") && m.contains("--max-complexity-anonymous"),
+            "names the anonymous limit and its value: {m}"
+        );
+        assert_eq!(code_of(s.execute(signed_in(&wide(21))).await), "ok");
+        assert_eq!(code_of(s.execute(signed_in(&wide(40))).await), "ok");
+        let resp = s.execute(signed_in(&wide(41))).await;
+        let m = resp
+            .errors
+            .first()
+            .map(|e| e.message.clone())
+            .unwrap_or_default();
+        assert_eq!(code_of(resp), "QUERY_TOO_COMPLEX");
+        assert!(
+            m.contains("40") && m.contains("`--max-complexity`"),
+            "names the signed-in limit and its value: {m}"
+        );
+    }
+
+    #[tokio::test]
+    async fn fields_are_counted_with_fragments_expanded() {
+        let s = schema(true);
+        // 5,000 repeated `__typename` (the issue's document) are refused, by the field count.
+        let q = format!("{{{} }}", " __typename".repeat(5000));
+        assert_eq!(code(&s, &q).await, "QUERY_TOO_COMPLEX");
+        assert!(message(&s, &q).await.contains("`--max-fields`"));
+        // A fragment counts at each spread and once as a definition: 4 * 20 = 80.
+        let twenty: String = (0..20).map(|i| format!(" f{i}: leaf")).collect();
+        let q = format!("{{ ...A ... on Root {{ ...A }} ...A }} fragment A on Root {{{twenty} }}");
+        let m = message(&s, &q).await;
+        assert!(m.contains("80 once fragments are expanded"), "{m}");
+        let q = format!("{{ ...A ...A }} fragment A on Root {{{twenty} }}");
+        assert!(
+            !message(&s, &q).await.contains("fields"),
+            "60 fields pass the count"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_fragment_bomb_is_refused_at_once() {
+        let s = schema(true);
+        let q = fragment_bomb(30);
+        assert!(q.len() < 2000, "a small document: {} bytes", q.len());
+        let started = std::time::Instant::now();
+        let m = message(&s, &q).await;
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(500),
+            "refused in {:?}",
+            started.elapsed()
+        );
+        // Operation 2^30, definitions 2^31 - 1.
+        assert!(m.contains("3221225471 once fragments are expanded"), "{m}");
+        assert_eq!(code(&s, &q).await, "QUERY_TOO_COMPLEX");
+        // The same shape within the limit passes: 3 * 2^n - 1 fields, 47 for F4, 95 for F5.
+        assert_eq!(code(&s, &fragment_bomb(4)).await, "ok");
+        assert_eq!(code(&s, &fragment_bomb(5)).await, "QUERY_TOO_COMPLEX");
     }
 }

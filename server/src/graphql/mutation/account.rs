@@ -8,6 +8,7 @@ use crate::domain::accounts::{self, Credential};
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::object::user::{ApiToken, CreatedApiToken, Session};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -39,6 +40,7 @@ pub struct AccountMutation;
 impl AccountMutation {
     /// Creates an account and signs in (anyone). Also sets the web client's session cookie;
     /// the session lasts 30 days. CONFLICT when an account has this email.
+    #[graphql(complexity = "cost::password(child_complexity)")]
     async fn sign_up(
         &self,
         ctx: &Context<'_>,
@@ -63,6 +65,7 @@ impl AccountMutation {
     /// Signs in (anyone) and sets the web client's session cookie; the session lasts 30 days.
     /// Throttled per email and per client address: RATE_LIMITED, with
     /// `extensions.retryAfter` in seconds. A wrong email or password is UNAUTHENTICATED.
+    #[graphql(complexity = "cost::password(child_complexity)")]
     async fn log_in(
         &self,
         ctx: &Context<'_>,

@@ -6,6 +6,7 @@ use async_graphql::{Context, Object};
 use super::write::{begin, commit, event_of};
 use crate::domain::export;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::object::event::ExportKind;
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -23,6 +24,7 @@ impl ExportMutation {
     /// A CSV export of the event's data, as text (organizers; FORBIDDEN for others). Cells
     /// a spreadsheet would run as formulas are neutralized; numbers stay numbers. Each
     /// export appends one audit entry; RESULTS is CONFLICT before any calibration run.
+    #[graphql(complexity = "cost::export(child_complexity)")]
     async fn export_csv(
         &self,
         ctx: &Context<'_>,

@@ -11,6 +11,7 @@ use crate::domain::judging::{self, CriterionFields};
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::object::judging::{Assignment, AssignmentPlan, Criterion, Recusal, Review};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -127,6 +128,7 @@ impl JudgingMutation {
     /// judge–project graph connected; deterministic for a seed. With `apply: false` it only
     /// returns the plan; with `apply: true` it writes it. Re-applying adds nothing
     /// (organizers).
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
     async fn auto_assign(
         &self,
         ctx: &Context<'_>,

@@ -10,6 +10,7 @@ use crate::domain::results;
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::object::results::{CalibrationRun, ResultPublication};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -29,6 +30,7 @@ impl ResultsMutation {
     /// writes go on while it computes; if the event's inputs change meanwhile, it computes
     /// again on the new ones, and after three such attempts refuses with CONFLICT. The run's
     /// `inputsHash` is always that of the inputs when it was stored.
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
     async fn run_calibration(
         &self,
         ctx: &Context<'_>,

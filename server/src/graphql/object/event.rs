@@ -23,6 +23,7 @@ use super::user::{Membership, Role, User};
 use crate::error::AppError;
 use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::loaders::{EventId, LoadersExt, TeamId, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -133,12 +134,13 @@ impl Event {
         self.0.max_team_size
     }
     /// The event's tracks.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
         let rows = maybe(ctx, &ctx.loaders().event_tracks, EventId(self.0.id)).await?;
         Ok(rows.unwrap_or_default().into_iter().map(Track).collect())
     }
     /// The event's teams.
-    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn teams(
         &self,
         ctx: &Context<'_>,
@@ -151,7 +153,7 @@ impl Event {
         page(ctx, q, team::Column::Id, |t| t.id, first, after, Team).await
     }
     /// The public gallery: SUBMITTED projects only, optionally of one track.
-    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn projects(
         &self,
         ctx: &Context<'_>,
@@ -178,6 +180,7 @@ impl Event {
         page(ctx, q, project::Column::Id, |p| p.id, first, after, Project).await
     }
     /// The caller's team in this event, if any.
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn my_team(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Team>> {
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
         let Some(id) = access.team_in(self.0.id) else {
@@ -195,7 +198,7 @@ impl Event {
             .collect())
     }
     /// Everyone holding a role here (organizers only).
-    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn members(
         &self,
         ctx: &Context<'_>,
@@ -221,7 +224,7 @@ impl Event {
         .await
     }
     /// This event's slice of the audit chain, oldest first (organizers only).
-    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn audit_log(
         &self,
         ctx: &Context<'_>,
@@ -249,6 +252,7 @@ impl Event {
         self.0.comments_to_teams
     }
     /// The rubric, in order.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn rubric(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Criterion>> {
         let rows = crate::domain::judges::rubric(&ctx.db().conn, self.0.id)
             .await
@@ -258,6 +262,7 @@ impl Event {
     /// The caller's own assignments as a judge here, in the caller's own order: those of
     /// submitted projects (an assignment whose project its team withdrew leaves the queue
     /// until the project is submitted again).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn my_assignments(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Assignment>> {
         let actor = ctx.actor()?;
         let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
@@ -272,6 +277,7 @@ impl Event {
             .collect())
     }
     /// The caller's progress as a judge here.
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn my_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<AssignmentProgress> {
         let actor = ctx.actor()?;
         let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
@@ -291,6 +297,7 @@ impl Event {
     }
     /// The next pending project in the caller's queue. Each judge has their own order, so
     /// judges do not all start at the same table.
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn next_assignment(
         &self,
         ctx: &Context<'_>,
@@ -308,7 +315,7 @@ impl Event {
             }))
     }
     /// Every assignment (organizers only).
-    #[graphql(complexity = "first.unwrap_or(20).max(0) as usize * child_complexity")]
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn assignments(
         &self,
         ctx: &Context<'_>,
@@ -340,6 +347,7 @@ impl Event {
         .await
     }
     /// Declared judge–team conflicts (organizers only).
+    #[graphql(complexity = "cost::event_list(child_complexity)")]
     async fn recusals(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Recusal>> {
         let rows = recusal::Entity::find()
             .filter(recusal::Column::EventId.eq(self.0.id))
@@ -350,6 +358,7 @@ impl Event {
         Ok(rows.into_iter().map(Recusal).collect())
     }
     /// Judging progress (organizers only).
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn judging_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<JudgingProgress> {
         JudgingProgress::load(&ctx.db().conn, &self.0)
             .await
@@ -357,12 +366,14 @@ impl Event {
     }
     /// The live, unsigned calibrated ranking on current data, with rank intervals and judge
     /// diagnostics (organizers only).
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
     async fn leaderboard(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Leaderboard>> {
         Ok(Some(
             Leaderboard::load(&ctx.db().conn, &self.0).await.gql(ctx)?,
         ))
     }
     /// Every calibration run, newest first (organizers only).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn calibration_runs(
         &self,
         ctx: &Context<'_>,
@@ -376,12 +387,14 @@ impl Event {
         Ok(rows.into_iter().map(CalibrationRun).collect())
     }
     /// The latest published results: null until the organizers publish.
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn results(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<PublishedResults>> {
         Ok(latest_publication(ctx, self.0.id)
             .await?
             .map(|p| p.results_of()))
     }
     /// Every publication, oldest first.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn publications(
         &self,
         ctx: &Context<'_>,
@@ -464,12 +477,14 @@ impl Team {
         &self.0.name
     }
     /// The people on the team (members of the event can see them).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn members(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<User>> {
         let users = maybe(ctx, &ctx.loaders().team_members, TeamId(self.0.id)).await?;
         Ok(users.unwrap_or_default().into_iter().map(User).collect())
     }
     /// The team's projects: submitted ones for everyone, drafts and withdrawn ones for the
     /// team itself and the organizers.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Project>> {
         let rows = maybe(ctx, &ctx.loaders().team_projects, TeamId(self.0.id)).await?;
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;

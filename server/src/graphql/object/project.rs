@@ -10,6 +10,7 @@ use super::event::{Event, Team, Track};
 use super::judging::Review;
 use crate::domain::{Role, json_list};
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::loaders::{
     EventId, LoadersExt, MembershipId, ProjectId, TeamId, TrackId, many, maybe, one,
 };
@@ -151,6 +152,7 @@ impl Project {
     }
     /// Reviews of this project: organizers read all, a judge only their own, everyone
     /// else none.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn reviews(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Review>> {
         let Some(user) = ctx.rc().user() else {
             return Ok(vec![]);
@@ -179,6 +181,7 @@ impl Project {
     }
     /// The judges' comments on this project, without names: for the project's team once
     /// results are published, if the event enables it.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn feedback(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<String>> {
         let Some(e) = maybe(ctx, &ctx.loaders().events, EventId(self.0.event_id)).await? else {
             return Ok(vec![]);

@@ -288,16 +288,19 @@ impl CalibrationRun {
         self.0.connected
     }
     /// By rank; excluded projects last with rank null.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         let r = self.result(ctx)?;
         ranked(ctx, self.0.event_id, &r).await
     }
     /// How each judge scored relative to the panel in this run.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         let r = self.result(ctx)?;
         judged(ctx, self.0.event_id, &r).await
     }
     /// Outlying reviews and judge pairs with identical scores (not inputs to the model).
+    #[graphql(complexity = "crate::graphql::cost::load(child_complexity)")]
     async fn diagnostics(
         &self,
         ctx: &Context<'_>,
@@ -339,10 +342,12 @@ impl Leaderboard {
         self.result.lambda
     }
     /// By rank; excluded projects last with rank null.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         ranked(ctx, self.event_id, &self.result).await
     }
     /// How each judge scores relative to the panel.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         judged(ctx, self.event_id, &self.result).await
     }
@@ -469,6 +474,7 @@ impl PublishedResults {
     /// not submitted when the run was computed (drafts, withdrawn), which are not part of
     /// the public projection. A project withdrawn after the run keeps its signed place,
     /// named by `projectExternalId`; its `project` is null for those who no longer see it.
+    #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn ranking(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         let r = ctx.services().parsed_runs.get(&self.run).gql(ctx)?;
         Ok(ranked(ctx, self.row.event_id, &r)

@@ -9,6 +9,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use super::event::{Event, Track};
 use crate::domain::json_ids;
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::loaders::{EventId, LoadersExt, TrackId, UserId, many, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -139,6 +140,7 @@ impl Membership {
         Ok(u.map(|u| u.email).unwrap_or_default())
     }
     /// The tracks a judge covers; empty means every track.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
         let ids = json_ids(&self.0.judge_tracks);
         let found = many(ctx, &ctx.loaders().tracks, ids.iter().map(|i| TrackId(*i))).await?;
@@ -161,6 +163,7 @@ impl Viewer {
         User(self.0.clone())
     }
     /// Every role the caller holds, across events.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn memberships(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Membership>> {
         let rows = membership::Entity::find()
             .filter(membership::Column::UserId.eq(self.0.id))
@@ -171,6 +174,7 @@ impl Viewer {
         Ok(rows.into_iter().map(Membership).collect())
     }
     /// The caller's personal API tokens (never the secret).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn api_tokens(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<ApiToken>> {
         let rows = crate::domain::accounts::api_tokens(&ctx.db().conn, self.0.id)
             .await

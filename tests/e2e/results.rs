@@ -234,10 +234,13 @@ async fn calibration_lets_writes_through_and_stores_the_inputs_at_commit(app: Ap
     eprintln!(
         "calibration: {run_took:?}; review saved after {saved_at:?}, waiting {save_took:?} for it"
     );
+    // Not held up: the review was answered before the calibration was. A calibration
+    // that kept the write lock while computing would answer first, and the review would
+    // wait for it. (No ratio of durations: on a busy machine those say nothing.)
     assert!(
-        saved_at < run_took && save_took * 3 < run_took,
-        "a review saved while the calibration computes is not held up by it: it took \
-         {save_took:?}, the calibration {run_took:?}"
+        saved_at < run_took,
+        "a review saved while the calibration computes is not held up by it: it was \
+         answered after {saved_at:?}, the calibration after {run_took:?}"
     );
 
     // The run stored the inputs as they were when it committed: with the review saved

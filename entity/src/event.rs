@@ -20,6 +20,20 @@ pub struct Model {
     pub max_team_size: i32,
     pub created_at: DateTimeUtc,
     pub comments_to_teams: bool,
+    pub registration: Registration,
+}
+
+/// Who may register for an event as a participant (`registerForEvent`). Stored as TEXT with
+/// these values (the people migration's CHECK lists the same three).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum Registration {
+    #[sea_orm(string_value = "open")]
+    Open,
+    #[sea_orm(string_value = "invite_only")]
+    InviteOnly,
+    #[sea_orm(string_value = "closed")]
+    Closed,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

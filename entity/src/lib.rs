@@ -14,8 +14,11 @@ pub mod calibration_run;
 pub mod criterion;
 pub mod event;
 pub mod idempotency_key;
+pub mod invitation;
 pub mod login_throttle;
 pub mod membership;
+pub mod outbox_message;
+pub mod password_reset;
 pub mod project;
 pub mod recusal;
 pub mod result_publication;
@@ -31,7 +34,7 @@ pub mod user;
 mod tests {
     use sea_orm::ActiveEnum;
 
-    use super::{assignment, membership, project};
+    use super::{assignment, event, membership, outbox_message, project};
 
     /// `'a', 'b', 'c'`: the values of `E` as a CHECK constraint lists them, in order.
     fn check_list<E: ActiveEnum<Value = String>>() -> String {
@@ -46,6 +49,7 @@ mod tests {
     fn stored_values_are_those_the_migrations_allow() {
         let core = include_str!("../../migration/src/m20261130_000001_core.rs");
         let judging = include_str!("../../migration/src/m20261130_000002_judging.rs");
+        let people = include_str!("../../migration/src/m20261201_000001_people.rs");
         for (sql, check) in [
             (
                 core,
@@ -68,6 +72,18 @@ mod tests {
                     "source IN ({})",
                     check_list::<assignment::AssignmentSource>()
                 ),
+            ),
+            (
+                people,
+                format!("registration IN ({})", check_list::<event::Registration>()),
+            ),
+            (
+                people,
+                format!("kind IN ({})", check_list::<outbox_message::Kind>()),
+            ),
+            (
+                people,
+                format!("status IN ({})", check_list::<outbox_message::Status>()),
             ),
         ] {
             assert!(sql.contains(&check), "no migration says {check}");

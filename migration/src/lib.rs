@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_core;
 mod m20261130_000002_judging;
+mod m20261201_000001_people;
 mod sql;
 
 pub struct Migrator;
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261130_000001_core::Migration),
             Box::new(m20261130_000002_judging::Migration),
+            Box::new(m20261201_000001_people::Migration),
         ]
     }
 }

@@ -55,7 +55,35 @@ pub struct ServeConfig {
     pub tls_cookies: bool,
 
     #[command(flatten)]
+    pub mail: MailConfig,
+
+    #[command(flatten)]
     pub limits: Limits,
+}
+
+/// Mail: where links point and how messages leave (`serve`, `invite`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct MailConfig {
+    /// The address people reach Verdict at, for the links in messages
+    /// (`{public-url}/invite/{token}`, `{public-url}/reset/{token}`). Defaults to the
+    /// listening address.
+    #[arg(long, env = "VERDICT_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// SMTP server that delivers the outbox: `smtp://host:port` (plain, for a relay on the
+    /// same machine), `smtp://host?tls=required` (STARTTLS), `smtps://host` (TLS), with
+    /// credentials as `smtp://user:password@host`. Without it nothing is mailed: organizers
+    /// copy invitation links from `Event.outbox`, the operator reads `verdict mail list`.
+    #[arg(long, env = "VERDICT_SMTP_URL")]
+    pub smtp_url: Option<String>,
+
+    /// The sender of every message.
+    #[arg(
+        long,
+        env = "VERDICT_MAIL_FROM",
+        default_value = "Verdict <verdict@localhost>"
+    )]
+    pub mail_from: String,
 }
 
 /// Every request limit, in one place. Each one has an end-to-end test that trips it.

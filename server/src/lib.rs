@@ -11,6 +11,7 @@
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`http`]: the axum router that serves it all; authentication happens there.
+//! - [`mail`]: the worker that delivers the outbox over SMTP.
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
 //! - [`web`]: the playground and web client assets compiled into the binary.
@@ -29,5 +30,6 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod http;
+pub mod mail;
 pub mod planner;
 pub mod web;

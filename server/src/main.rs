@@ -3,11 +3,13 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use verdict::config::{ServeConfig, StoreConfig};
+use sea_orm::ActiveEnum;
+use verdict::config::{MailConfig, ServeConfig, StoreConfig};
 use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
 use verdict::demo;
-use verdict::domain::{accounts, import};
+use verdict::domain::outbox::Links;
+use verdict::domain::{accounts, event_by_slug, import, invitations};
 use verdict::error::AppError;
 use verdict::graphql::{self, Services, bus::Bus};
 use verdict::{audit, http};
@@ -56,6 +58,33 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCmd),
+    /// Invite everyone an import brought in who cannot sign in yet (no password), to the
+    /// roles they hold, and print one line per invitation: email, role, link. The messages
+    /// go to the outbox like any invitation (a server with `--smtp-url` delivers them).
+    Invite {
+        /// The event, by slug.
+        #[arg(long)]
+        event: String,
+        /// Also deliver the messages now, from this process, over `--smtp-url`.
+        #[arg(long)]
+        send: bool,
+        #[command(flatten)]
+        mail: MailConfig,
+    },
+    /// The outbox, for the operator on the server machine.
+    #[command(subcommand)]
+    Mail(MailCmd),
+}
+
+#[derive(Subcommand)]
+enum MailCmd {
+    /// Print the messages not sent yet (all of them with `--all`), including those that
+    /// carry someone's secret (password resets), which the API never shows.
+    List {
+        /// Every message, sent, failed and cancelled ones too.
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -320,6 +349,59 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             }
         }
         Command::Serve(cfg) => serve(cli.store, cfg).await?,
+        Command::Invite { event, send, mail } => {
+            let db = open(&cli.store).await?;
+            let smtp = match (&mail.smtp_url, send) {
+                (Some(url), true) => Some(verdict::mail::Smtp::new(url, &mail.mail_from)?),
+                (None, true) => {
+                    return Err(AppError::bad_input(
+                        "send",
+                        "--send needs --smtp-url (or VERDICT_SMTP_URL)",
+                    ));
+                }
+                (_, false) => None,
+            };
+            let links = Links::new(
+                mail.public_url
+                    .as_deref()
+                    .unwrap_or("http://127.0.0.1:8080"),
+            );
+            let txn = db.write().await?;
+            let e = event_by_slug(&txn, &event).await?;
+            let made = invitations::invite_imported(&txn, None, &e, &links).await?;
+            txn.commit().await?;
+            for (inv, token) in &made {
+                println!(
+                    "{}\t{}\t{}",
+                    inv.email,
+                    inv.role.to_value(),
+                    links.invitation(token)
+                );
+            }
+            eprintln!("{} invitations made", made.len());
+            if let Some(smtp) = smtp {
+                let sent = verdict::mail::deliver_due(&db, &smtp).await?;
+                eprintln!("{sent} messages sent");
+            }
+        }
+        Command::Mail(MailCmd::List { all }) => {
+            let db = open(&cli.store).await?;
+            for m in verdict::domain::outbox::list(&db.conn, all).await? {
+                println!(
+                    "--- {} {} to {} ({:?}, {} attempts{})",
+                    m.public_id,
+                    m.created_at.format("%Y-%m-%d %H:%M:%S"),
+                    m.to_email,
+                    m.status,
+                    m.attempts,
+                    m.last_error
+                        .as_deref()
+                        .map(|e| format!(", last error: {e}"))
+                        .unwrap_or_default()
+                );
+                println!("Subject: {}\n\n{}", m.subject, m.body_text);
+            }
+        }
         Command::Bench(BenchCmd::Calibrate {
             projects,
             judges,
@@ -369,6 +451,27 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     if cfg.demo {
         seed_demo(&db, &signer).await?;
     }
+    let smtp = cfg
+        .mail
+        .smtp_url
+        .as_deref()
+        .map(|url| verdict::mail::Smtp::new(url, &cfg.mail.mail_from))
+        .transpose()?;
+    let listener = tokio::net::TcpListener::bind(cfg.addr)
+        .await
+        .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| AppError::Internal(e.to_string()))?;
+    let public_url = cfg
+        .mail
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let mail = verdict::mail::Wake::default();
+    if let Some(smtp) = smtp {
+        tokio::spawn(verdict::mail::run(db.clone(), smtp, mail.clone()));
+    }
     let services = Services {
         signer,
         db,
@@ -377,17 +480,13 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         tls_cookies: cfg.tls_cookies,
         parsed_runs: Default::default(),
         leaderboards: Default::default(),
+        links: Links::new(&public_url),
+        mail,
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let state = http::AppState::new(schema, services);
     let shutdown = state.shutdown.clone();
     let router = http::router(state);
-    let listener = tokio::net::TcpListener::bind(cfg.addr)
-        .await
-        .map_err(|e| AppError::Internal(format!("cannot listen on {}: {e}", cfg.addr)))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| AppError::Internal(e.to_string()))?;
     println!("verdict listening on http://{addr}");
     println!("  playground: http://{addr}/graphql");
     axum::serve(

@@ -11,6 +11,8 @@ use axum::response::{Html, IntoResponse, Response};
 
 const INDEX: &str = include_str!("../../web/index.html");
 const PLAYGROUND: &str = include_str!("../../web/playground.html");
+/// The page behind invitation and password-reset links.
+const LINK_PAGE: &str = include_str!("../../web/invite.html");
 /// For the pages with inline scripts (the web client and the minimal playground).
 const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
 
@@ -27,6 +29,8 @@ fn page(html: &'static str, csp: &'static str) -> Response {
         [
             (header::CONTENT_SECURITY_POLICY, csp),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            // Link pages carry a secret in their path: never send it on as a referrer.
+            (header::REFERRER_POLICY, "no-referrer"),
         ],
         Html(html),
     )
@@ -62,10 +66,18 @@ pub fn playground() -> Response {
     }
 }
 
+/// `/invite/{token}` or `/reset/{token}`: one path segment of token characters.
+fn is_link(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix).is_some_and(|t| {
+        !t.is_empty() && t.len() <= 128 && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
 /// `/` and below: the thin client (a placeholder page for now) and the playground's assets.
 pub async fn serve(uri: axum::http::Uri) -> Response {
     match uri.path() {
         "/" | "/index.html" => page(INDEX, CSP),
+        p if is_link(p, "/invite/") || is_link(p, "/reset/") => page(LINK_PAGE, CSP),
         "/graphql/assets/graphiql.js" => {
             asset(GRAPHIQL_JS, "application/javascript; charset=utf-8")
         }

@@ -107,6 +107,8 @@ fn services(db: &Db) -> Services {
         signer,
         parsed_runs: Default::default(),
         leaderboards: Default::default(),
+        links: verdict::domain::outbox::Links::new("http://verdict.test"),
+        mail: Default::default(),
     }
 }
 

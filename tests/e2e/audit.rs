@@ -166,7 +166,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     let d = |days: i64| crate::harness::rfc3339(now + chrono::Duration::days(days));
     let input = json!({ "slug": event, "name": "Audited",
         "submissionsOpen": d(-1), "submissionsClose": d(1), "judgingOpen": d(2), "judgingClose": d(3),
-        "reviewsPerProject": 3, "maxTeamSize": 3 });
+        "reviewsPerProject": 3, "maxTeamSize": 3, "registration": "OPEN" });
     steps
         .step(
             Succeeds,
@@ -509,6 +509,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         )
         .await;
 
+    people_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
 
     // Every mutation of the schema was run both ways above: one that is added without a
@@ -541,6 +542,161 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     }
 }
 
+/// Invitations and password reset: `admin` organizes `event`, `p` is a participant.
+async fn people_steps(
+    steps: &mut Steps<'_>,
+    admin: Option<&str>,
+    p: Option<&str>,
+    event: &str,
+    t: &str,
+) {
+    use crate::invitations::{invitation_link, reset_link};
+    let app = steps.app;
+    let invitee = format!("invitee-{t}@example.org");
+    let invite = |email: &str| json!({ "event": event, "emails": [email], "role": "JUDGE" });
+    steps
+        .step(
+            Succeeds,
+            "inviteToEvent",
+            admin,
+            op("InviteToEvent"),
+            invite(&invitee),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "inviteToEvent (not an organizer)",
+            p,
+            op("InviteToEvent"),
+            invite(&invitee),
+        )
+        .await;
+    let token = invitation_link(app, admin.expect("admin"), event, &invitee).await;
+    let redeem = json!({ "token": token, "password": PASSWORD, "displayName": "Invitee" });
+    steps
+        .step(
+            Succeeds,
+            "redeemInvitation",
+            None,
+            op("RedeemInvitation"),
+            redeem.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "redeemInvitation (used)",
+            None,
+            op("RedeemInvitation"),
+            redeem,
+        )
+        .await;
+    let r = steps
+        .step(
+            Succeeds,
+            "inviteToEvent (another)",
+            admin,
+            op("InviteToEvent"),
+            invite(&format!("second-{t}@example.org")),
+        )
+        .await;
+    let id = json!({ "id": str_at(&r, "/data/inviteToEvent/0/id") });
+    steps
+        .step(
+            Succeeds,
+            "resendInvitation",
+            admin,
+            op("ResendInvitation"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "revokeInvitation",
+            admin,
+            op("RevokeInvitation"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "revokeInvitation (again)",
+            admin,
+            op("RevokeInvitation"),
+            id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "resendInvitation (revoked)",
+            admin,
+            op("ResendInvitation"),
+            id,
+        )
+        .await;
+    let ev = json!({ "event": event });
+    steps
+        .step(
+            Succeeds,
+            "inviteImported",
+            admin,
+            op("InviteImported"),
+            ev.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "inviteImported (not an organizer)",
+            p,
+            op("InviteImported"),
+            ev,
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "requestPasswordReset",
+            None,
+            op("RequestPasswordReset"),
+            json!({ "email": invitee }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "requestPasswordReset (not an email)",
+            None,
+            op("RequestPasswordReset"),
+            json!({ "email": "nobody" }),
+        )
+        .await;
+    let reset =
+        json!({ "token": reset_link(app, &invitee).await, "password": "another password 123" });
+    steps
+        .step(
+            Succeeds,
+            "resetPassword",
+            None,
+            op("ResetPassword"),
+            reset.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "resetPassword (used)",
+            None,
+            op("ResetPassword"),
+            reset,
+        )
+        .await;
+}
+
 /// The judging mutations, on an event whose submissions and judging are both open: the
 /// rubric, assignments (by hand and planned), reviews, recusals, the calibration run, its
 /// publication and exports.
@@ -550,7 +706,8 @@ async fn judging_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
     let now = chrono::Utc::now();
     let d = |hours: i64| crate::harness::rfc3339(now + chrono::Duration::hours(hours));
     let input = json!({ "slug": event, "name": "Judging",
-        "submissionsOpen": d(-24), "submissionsClose": d(24), "judgingOpen": d(-1), "judgingClose": d(24) });
+        "submissionsOpen": d(-24), "submissionsClose": d(24), "judgingOpen": d(-1), "judgingClose": d(24),
+        "registration": "OPEN" });
     steps
         .step(
             Succeeds,

@@ -15,6 +15,7 @@ mod edge;
 mod exports;
 mod import;
 mod input;
+mod invitations;
 mod judging;
 mod limits;
 mod results;

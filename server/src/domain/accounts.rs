@@ -1,7 +1,7 @@
 //! Accounts: sign-up, log-in with throttling, sessions, personal API tokens, site admins.
 
 use chrono::Duration;
-use entity::{api_token, login_throttle, session, user};
+use entity::{api_token, login_throttle, password_reset, session, user};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection,
     EntityTrait, IntoActiveModel, QueryFilter, QueryOrder,
@@ -59,7 +59,7 @@ pub async fn sign_up<C: ConnectionTrait>(
     Ok((u, token))
 }
 
-async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<String> {
+pub(crate) async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<String> {
     let token = bearer_token("vs_");
     let t = clock(txn).await?;
     session::ActiveModel {
@@ -489,4 +489,153 @@ pub async fn mint_token<C: ConnectionTrait>(
         .ok_or(AppError::NotFound("user"))?;
     let (_, raw) = create_api_token(txn, &Actor { user: u }, label).await?;
     Ok(raw)
+}
+
+/// How long a password-reset link works.
+pub const RESET_MINUTES: i64 = 30;
+/// Reset requests per email, and per client address ([`RESET_ADDRESS_FACTOR`] times as
+/// many), per throttle window.
+pub const RESET_REQUESTS: i32 = 5;
+/// See [`RESET_REQUESTS`].
+pub const RESET_ADDRESS_FACTOR: i32 = 4;
+/// `requestPasswordReset` answers no sooner than this, whether or not the account exists,
+/// so its time says nothing either.
+pub const RESET_ANSWER_MS: u64 = 250;
+
+/// `requestPasswordReset`: when an account has `email`, writes a single-use link that works
+/// for [`RESET_MINUTES`] to the outbox. The answer is the same, and takes the same time,
+/// whether or not the account exists; both append one audit entry. Throttled per email and
+/// per address (RATE_LIMITED), counted before anything is looked up.
+pub async fn request_password_reset(
+    db: &crate::db::Db,
+    email: &str,
+    client: &str,
+    links: &super::outbox::Links,
+) -> AppResult<()> {
+    let started = tokio::time::Instant::now();
+    let email = validate::email("email", email)?;
+    {
+        let txn = db.write().await?;
+        let t = clock(&txn).await?;
+        let mut per_email = locked_bucket(&txn, &format!("reset:{email}"), t).await?;
+        if per_email.failures >= RESET_REQUESTS {
+            return Err(retry_after(&per_email, t));
+        }
+        let mut per_addr = locked_bucket(&txn, &format!("resetaddr:{client}"), t).await?;
+        if per_addr.failures >= RESET_REQUESTS * RESET_ADDRESS_FACTOR {
+            return Err(retry_after(&per_addr, t));
+        }
+        per_email.failures += 1;
+        per_addr.failures += 1;
+        save_bucket(&txn, per_email).await?;
+        save_bucket(&txn, per_addr).await?;
+        txn.commit().await?;
+    }
+    let txn = db.write().await?;
+    let entry = match super::user_by_email(&txn, &email).await? {
+        Some(u) => {
+            let token = bearer_token("vr_");
+            let t = clock(&txn).await?;
+            password_reset::ActiveModel {
+                user_id: Set(u.id),
+                token_hash: Set(sha256_hex(token.as_bytes())),
+                created_at: Set(t),
+                expires_at: Set(t + Duration::minutes(RESET_MINUTES)),
+                used_at: Set(None),
+                ..Default::default()
+            }
+            .insert(&txn)
+            .await?;
+            let message = super::outbox::password_reset(&email, &links.reset(&token));
+            super::outbox::enqueue(&txn, message, None, None).await?;
+            Entry::new("password_reset.requested", "user", &u.public_id)
+        }
+        // Nothing to send; the entry names the address only by its hash.
+        None => Entry::new(
+            "password_reset.requested",
+            "email",
+            &sha256_hex(email.as_bytes()),
+        ),
+    };
+    audit::append(&txn, entry).await?;
+    txn.commit().await?;
+    tokio::time::sleep_until(started + std::time::Duration::from_millis(RESET_ANSWER_MS)).await;
+    Ok(())
+}
+
+/// `resetPassword`: sets the password of the link's account, revokes every session and API
+/// token it has, and signs in with a new session. An unknown link is NOT_FOUND, a used one
+/// CONFLICT, an expired one WINDOW_CLOSED.
+pub async fn reset_password<C: ConnectionTrait>(
+    txn: &C,
+    token: &str,
+    new_password: &str,
+) -> AppResult<(user::Model, String)> {
+    let hash = sha256_hex(token.trim().as_bytes());
+    let reset = password_reset::Entity::find()
+        .filter(password_reset::Column::TokenHash.eq(&hash))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("password reset link"))?;
+    let t = clock(txn).await?;
+    if reset.used_at.is_some() {
+        return Err(AppError::conflict("this reset link was already used"));
+    }
+    if reset.expires_at <= t {
+        return Err(AppError::WindowClosed(
+            "this reset link has expired; ask for a new one".into(),
+        ));
+    }
+    validate::password("password", new_password)?;
+    // The conditional update makes the link single-use, however many requests race.
+    let claimed = password_reset::Entity::update_many()
+        .col_expr(
+            password_reset::Column::UsedAt,
+            sea_orm::sea_query::Expr::value(t),
+        )
+        .filter(password_reset::Column::Id.eq(reset.id))
+        .filter(password_reset::Column::UsedAt.is_null())
+        .exec(txn)
+        .await?;
+    if claimed.rows_affected != 1 {
+        return Err(AppError::conflict("this reset link was already used"));
+    }
+    let u = user::Entity::find_by_id(reset.user_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("account"))?;
+    let pass_hash = password::hash(new_password).map_err(AppError::Internal)?;
+    let mut am = u.into_active_model();
+    am.password_hash = Set(Some(pass_hash));
+    let u = am.update(txn).await?;
+    let sessions = session::Entity::update_many()
+        .col_expr(
+            session::Column::RevokedAt,
+            sea_orm::sea_query::Expr::value(t),
+        )
+        .filter(session::Column::UserId.eq(u.id))
+        .filter(session::Column::RevokedAt.is_null())
+        .exec(txn)
+        .await?;
+    let tokens = api_token::Entity::update_many()
+        .col_expr(
+            api_token::Column::RevokedAt,
+            sea_orm::sea_query::Expr::value(t),
+        )
+        .filter(api_token::Column::UserId.eq(u.id))
+        .filter(api_token::Column::RevokedAt.is_null())
+        .exec(txn)
+        .await?;
+    let token = new_session(txn, u.id).await?;
+    audit::append(
+        txn,
+        Entry::new("user.password_reset", "user", &u.public_id)
+            .by(&u.public_id)
+            .with(json!({
+                "sessions_revoked": sessions.rows_affected,
+                "api_tokens_revoked": tokens.rows_affected,
+            })),
+    )
+    .await?;
+    Ok((u, token))
 }

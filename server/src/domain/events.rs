@@ -28,6 +28,7 @@ pub struct EventFields {
     pub reviews_per_project: Option<i32>,
     pub max_team_size: Option<i32>,
     pub comments_to_teams: Option<bool>,
+    pub registration: Option<event::Registration>,
 }
 
 fn check_event(e: &event::ActiveModel) -> AppResult<()> {
@@ -89,6 +90,9 @@ fn apply(am: &mut event::ActiveModel, f: EventFields) -> AppResult<()> {
     }
     if let Some(v) = f.comments_to_teams {
         am.comments_to_teams = Set(v);
+    }
+    if let Some(v) = f.registration {
+        am.registration = Set(v);
     }
     check_event(am)
 }
@@ -152,6 +156,7 @@ pub async fn create_event<C: ConnectionTrait>(
         reviews_per_project: Set(3),
         max_team_size: Set(5),
         comments_to_teams: Set(false),
+        registration: Set(event::Registration::InviteOnly),
         created_at: Set(clock(txn).await?),
         ..Default::default()
     };
@@ -439,12 +444,25 @@ async fn release_role<C: ConnectionTrait>(
     }
 }
 
-/// Any signed-in person registers for an event as a participant.
+/// A signed-in person registers for an event as a participant, as the event's
+/// registration allows: `open` lets anyone, `invite_only` and `closed` nobody (FORBIDDEN;
+/// invited people join through their invitation).
 pub async fn register<C: ConnectionTrait>(
     txn: &C,
     actor: &Actor,
     e: &event::Model,
 ) -> AppResult<membership::Model> {
+    match e.registration {
+        event::Registration::Open => {}
+        event::Registration::InviteOnly => {
+            return Err(AppError::forbidden(
+                "this event is by invitation only: ask its organizers for an invitation",
+            ));
+        }
+        event::Registration::Closed => {
+            return Err(AppError::forbidden("registration for this event is closed"));
+        }
+    }
     if find_membership(txn, actor.user.id, e.id, Role::Participant)
         .await?
         .is_some()

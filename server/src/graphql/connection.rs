@@ -34,13 +34,15 @@ macro_rules! page_of {
 /// description.
 pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M, S> {
     use super::object::{
-        audit::AuditEvent, event::Event, event::Team, judging::Assignment, project::Project,
-        user::Membership,
+        audit::AuditEvent, event::Event, event::Team, judging::Assignment, people::Invitation,
+        people::OutboxMessage, project::Project, user::Membership,
     };
     b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
         .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
         .override_output_type_description::<Page<Event>>(page_of!("events"))
+        .override_output_type_description::<Page<Invitation>>(page_of!("invitations"))
         .override_output_type_description::<Page<Membership>>(page_of!("memberships"))
+        .override_output_type_description::<Page<OutboxMessage>>(page_of!("outbox messages"))
         .override_output_type_description::<Page<Project>>(page_of!("projects"))
         .override_output_type_description::<Page<Team>>(page_of!("teams"))
 }

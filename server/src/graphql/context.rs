@@ -104,6 +104,10 @@ pub struct Services {
     /// The live leaderboards `leaderboardUpdated` follows: one computation per event and
     /// change, shared by its subscribers.
     pub leaderboards: super::feed::LeaderboardFeeds,
+    /// Where the links in messages point (`--public-url`).
+    pub links: crate::domain::outbox::Links,
+    /// Wakes the mail worker after a commit that wrote to the outbox.
+    pub mail: crate::mail::Wake,
 }
 
 /// Conveniences on async-graphql's context.

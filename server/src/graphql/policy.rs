@@ -85,6 +85,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::audit::POLICIES,
     super::object::judging::POLICIES,
     super::object::results::POLICIES,
+    super::object::people::POLICIES,
+    super::mutation::people::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

@@ -9,6 +9,7 @@
 //! - `operations`: the shared GraphQL operations of `tests/e2e/operations/*.graphql`
 //! - `scenario`: the shared event setups and the people in them ([`Scenario`])
 //! - `fixture`: the event fixtures to import
+//! - `smtp`: a mail receiver on 127.0.0.1 ([`SmtpSink`]) for the mail worker to deliver to
 //!
 //! This file holds the `e2e!` macro, [`run`] and the helpers that read a response.
 
@@ -23,6 +24,7 @@ mod fixture;
 mod operations;
 mod process;
 mod scenario;
+mod smtp;
 mod ws;
 
 pub use db::{Backend, TestDb, unique};
@@ -30,6 +32,7 @@ pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
 pub use process::{App, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
+pub use smtp::SmtpSink;
 pub use ws::Ws;
 
 /// The site administrator `App::site_admin` creates.

@@ -26,6 +26,10 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     ("teams.graphql", include_str!("../operations/teams.graphql")),
     (
+        "people.graphql",
+        include_str!("../operations/people.graphql"),
+    ),
+    (
         "projects.graphql",
         include_str!("../operations/projects.graphql"),
     ),

@@ -28,7 +28,8 @@ impl App {
     }
 
     /// Create an event as `admin` with submissions open now (opened a day ago, closing
-    /// in a day), judging afterwards. Returns the event id.
+    /// in a day), judging afterwards, and registration open to anyone signed in. Returns
+    /// the event id.
     pub async fn create_event(&self, admin: &str, slug: &str, max_team_size: i64) -> String {
         let now = Utc::now();
         let d = self
@@ -45,6 +46,7 @@ impl App {
                     "judgingClose": rfc3339(now + chrono::Duration::days(3)),
                     "reviewsPerProject": 3,
                     "maxTeamSize": max_team_size,
+                    "registration": "OPEN",
                 }}),
             )
             .await;

@@ -113,6 +113,7 @@ pub async fn import<C: ConnectionTrait>(
                 voting_close: Set(fe.voting_close),
                 reviews_per_project: Set(fe.reviews_per_project),
                 max_team_size: Set(fe.max_team_size),
+                registration: Set(event::Registration::InviteOnly),
                 created_at: Set(t0),
                 ..Default::default()
             }

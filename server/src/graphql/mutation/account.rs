@@ -15,7 +15,7 @@ use crate::graphql::policy::{FieldGuard, Rule, Scope};
 /// The web client's session cookie.
 pub const COOKIE: &str = "verdict_session";
 
-fn session_cookie(ctx: &Context<'_>, token: &str, max_age: i64) -> String {
+pub(super) fn session_cookie(ctx: &Context<'_>, token: &str, max_age: i64) -> String {
     let secure = if ctx.services().tls_cookies {
         "; Secure"
     } else {

@@ -15,6 +15,7 @@ use crate::domain::{import, teams};
 use crate::error::AppError;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::event::{Event, ImportReport, Team, Track};
+use crate::graphql::object::people::Registration;
 use crate::graphql::object::user::{Membership, Role};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -46,6 +47,8 @@ pub struct CreateEventInput {
     pub reviews_per_project: Option<i32>,
     /// The most members a team may have (at least 1). Defaults to 5.
     pub max_team_size: Option<i32>,
+    /// Who may register as a participant. Defaults to `INVITE_ONLY`.
+    pub registration: Option<Registration>,
 }
 
 /// Input of `updateEvent`: every field is optional; absent fields stay as they are. The
@@ -75,6 +78,8 @@ pub struct UpdateEventInput {
     pub max_team_size: Option<i32>,
     /// Let teams read the (anonymous) comments on their project once results are published.
     pub comments_to_teams: Option<bool>,
+    /// Who may register as a participant.
+    pub registration: Option<Registration>,
 }
 
 /// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
@@ -124,6 +129,7 @@ impl EventMutation {
             reviews_per_project: input.reviews_per_project,
             max_team_size: input.max_team_size,
             comments_to_teams: None,
+            registration: input.registration.map(Into::into),
         };
         let e = idempotent(ctx, &actor, key, async |txn| {
             events::create_event(txn, &actor, f).await
@@ -167,6 +173,7 @@ impl EventMutation {
             reviews_per_project: input.reviews_per_project,
             max_team_size: input.max_team_size,
             comments_to_teams: input.comments_to_teams,
+            registration: input.registration.map(Into::into),
         };
         let e = idempotent(ctx, &actor, key, async |txn| {
             events::update_event(txn, &actor, e, f).await

@@ -7,6 +7,7 @@ pub mod account;
 pub mod event;
 pub mod export;
 pub mod judging;
+pub mod people;
 pub mod project;
 pub mod results;
 mod write;
@@ -28,4 +29,5 @@ pub struct Mutation(
     judging::JudgingMutation,
     results::ResultsMutation,
     export::ExportMutation,
+    people::PeopleMutation,
 );

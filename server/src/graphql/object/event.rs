@@ -8,13 +8,14 @@ use async_graphql::{Context, Enum, ID, Json, Object};
 use chrono::{DateTime, Utc};
 use entity::assignment::AssignmentStatus;
 use entity::{
-    assignment, audit_event, calibration_run, event, membership, project, recusal,
-    result_publication, team, track,
+    assignment, audit_event, calibration_run, event, invitation, membership, outbox_message,
+    project, recusal, result_publication, team, track,
 };
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::audit::AuditEvent;
 use super::judging::{Assignment, AssignmentProgress, Criterion, JudgingProgress, Recusal};
+use super::people::{Invitation, OutboxMessage, Registration};
 use super::project::Project;
 use super::results::{
     CalibrationRun, Leaderboard, PublishedResults, ResultPublication, latest_publication,
@@ -61,6 +62,9 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.calibrationRuns", Rule::Organizer),
     ("Event.results", Rule::Public),
     ("Event.publications", Rule::Public),
+    ("Event.registration", Rule::Public),
+    ("Event.invitations", Rule::Organizer),
+    ("Event.outbox", Rule::Organizer),
     ("Track.id", Rule::Public),
     ("Track.externalId", Rule::Public),
     ("Track.name", Rule::Public),
@@ -250,6 +254,58 @@ impl Event {
     /// Whether teams read the comments on their own project once results are published.
     async fn comments_to_teams(&self) -> bool {
         self.0.comments_to_teams
+    }
+    /// Who may register as a participant with `registerForEvent`.
+    async fn registration(&self) -> Registration {
+        self.0.registration.into()
+    }
+    /// The event's invitations, oldest first (organizers).
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn invitations(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Invitation>> {
+        let q = invitation::Entity::find().filter(invitation::Column::EventId.eq(self.0.id));
+        page(
+            ctx,
+            q,
+            invitation::Column::Id,
+            |i| i.id,
+            first,
+            after,
+            Invitation,
+        )
+        .await
+    }
+    /// The messages of this event's invitations, oldest first (organizers): without a mail
+    /// server, copy each link from its body. Messages that carry someone's own secret
+    /// (password resets) are never here.
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn outbox(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<OutboxMessage>> {
+        let q = outbox_message::Entity::find()
+            .filter(outbox_message::Column::EventId.eq(self.0.id))
+            .filter(outbox_message::Column::Kind.eq(outbox_message::Kind::Invitation));
+        page(
+            ctx,
+            q,
+            outbox_message::Column::Id,
+            |m| m.id,
+            first,
+            after,
+            OutboxMessage,
+        )
+        .await
     }
     /// The rubric, in order.
     #[graphql(complexity = "cost::short_list(child_complexity)")]

@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod event;
 pub mod judging;
+pub mod people;
 pub mod project;
 pub mod results;
 pub mod user;

@@ -1,0 +1,101 @@
+//! People: who may register for an event, single-use invitation links, password resets,
+//! and the outbox every message Verdict sends goes through.
+
+use sea_orm_migration::prelude::*;
+
+use crate::sql::render;
+
+pub struct Migration;
+
+impl MigrationName for Migration {
+    fn name(&self) -> &str {
+        "m20261201_000001_people"
+    }
+}
+
+const DDL: &[&str] = &[
+    // Events made before this step keep working as they did (anyone may register); the
+    // server gives new events `invite_only`.
+    "ALTER TABLE events ADD COLUMN registration TEXT NOT NULL DEFAULT 'open' \
+     CHECK (registration IN ('open', 'invite_only', 'closed'))",
+    // A link for one person to take one role in one event. Only the token's SHA-256 is
+    // stored. It is used once: redemption is a conditional update of `redeemed_at`.
+    r#"CREATE TABLE invitations (
+        id {pk},
+        public_id TEXT NOT NULL UNIQUE,
+        event_id BIGINT NOT NULL REFERENCES events(id),
+        email TEXT NOT NULL CHECK (email = lower(email) AND length(email) BETWEEN 3 AND 254),
+        role TEXT NOT NULL CHECK (role IN ('participant', 'judge', 'organizer')),
+        token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+        created_by TEXT NOT NULL,
+        created_at {ts} NOT NULL,
+        expires_at {ts} NOT NULL,
+        redeemed_at {ts},
+        redeemed_by BIGINT REFERENCES users(id),
+        revoked_at {ts},
+        CHECK (expires_at > created_at),
+        CHECK (redeemed_at IS NULL OR revoked_at IS NULL),
+        CHECK (redeemed_by IS NULL OR redeemed_at IS NOT NULL)
+    )"#,
+    // One open invitation per person and role in an event: inviting again renews it.
+    "CREATE UNIQUE INDEX invitations_one_open ON invitations(event_id, email, role) \
+     WHERE redeemed_at IS NULL AND revoked_at IS NULL",
+    // A password-reset link: single use, short-lived, only its hash stored.
+    r#"CREATE TABLE password_resets (
+        id {pk},
+        user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+        created_at {ts} NOT NULL,
+        expires_at {ts} NOT NULL,
+        used_at {ts},
+        CHECK (expires_at > created_at)
+    )"#,
+    // Every message Verdict sends, written in the transaction of the change that causes it
+    // and delivered after commit by the mail worker (or read by organizers and operators).
+    r#"CREATE TABLE outbox_messages (
+        id {pk},
+        public_id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('invitation', 'password_reset')),
+        event_id BIGINT REFERENCES events(id),
+        invitation_id BIGINT REFERENCES invitations(id),
+        to_email TEXT NOT NULL CHECK (length(to_email) BETWEEN 3 AND 254),
+        subject TEXT NOT NULL CHECK (length(subject) BETWEEN 1 AND 300),
+        body_text TEXT NOT NULL,
+        body_html TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'cancelled')),
+        attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+        last_error TEXT,
+        next_attempt_at {ts} NOT NULL,
+        created_at {ts} NOT NULL,
+        sent_at {ts},
+        CHECK ((kind = 'invitation') = (invitation_id IS NOT NULL)),
+        CHECK (invitation_id IS NULL OR event_id IS NOT NULL),
+        CHECK ((status = 'sent') = (sent_at IS NOT NULL))
+    )"#,
+    "CREATE INDEX outbox_messages_due ON outbox_messages(status, next_attempt_at)",
+    "CREATE INDEX outbox_messages_event ON outbox_messages(event_id, id)",
+    "CREATE INDEX invitations_event ON invitations(event_id, id)",
+];
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let backend = manager.get_database_backend();
+        let db = manager.get_connection();
+        for ddl in DDL {
+            db.execute_unprepared(&render(backend, ddl)).await?;
+        }
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let db = manager.get_connection();
+        for table in ["outbox_messages", "password_resets", "invitations"] {
+            db.execute_unprepared(&format!("DROP TABLE {table}"))
+                .await?;
+        }
+        db.execute_unprepared("ALTER TABLE events DROP COLUMN registration")
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,479 @@
+//! Invitations: single-use links for one person to take one role in one event.
+//!
+//! A link carries a random token; only its SHA-256 is stored, bound to (event, role, email,
+//! expiry). Redeeming it creates the account if there is none (the person sets their
+//! password then), gives the role, and signs in. Single use is a property of the database:
+//! redemption is one conditional update (`redeemed_at IS NULL AND revoked_at IS NULL AND
+//! expires_at > now`), so of any number of simultaneous redemptions exactly one changes the
+//! row and the others find it used. Every invitation's message goes through the outbox.
+
+use chrono::Duration;
+use entity::invitation::{self, InvitationStatus};
+use entity::{event, membership, user};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
+    IntoActiveModel, QueryFilter, QueryOrder,
+};
+use serde_json::json;
+
+use super::outbox::{self, Links};
+use super::{Actor, Role, clock, require_organizer, validate};
+use crate::audit::{self, Entry};
+use crate::crypto::{bearer_token, password, public_id, sha256_hex};
+use crate::error::{AppError, AppResult};
+
+/// How long an invitation link works.
+pub const INVITATION_DAYS: i64 = 14;
+/// The most addresses one `inviteToEvent` takes.
+pub const MAX_INVITES: usize = 500;
+
+/// A fresh invitation token: shown once (in the link), stored only as its hash.
+fn new_token() -> String {
+    bearer_token("vi_")
+}
+
+fn role_word(role: Role) -> &'static str {
+    match role {
+        Role::Participant => "a participant",
+        Role::Judge => "a judge",
+        Role::Organizer => "an organizer",
+    }
+}
+
+/// Writes (or renews) the invitation of `email` to `role` and its message; returns it with
+/// its raw token. An open invitation for the same person and role (pending or expired) is
+/// renewed in place: a new token and expiry, its unsent messages cancelled, so at most one
+/// link of a person for a role works at any time.
+async fn issue<C: ConnectionTrait>(
+    txn: &C,
+    by: &str,
+    inviter: &str,
+    e: &event::Model,
+    email: &str,
+    role: Role,
+    links: &Links,
+) -> AppResult<(invitation::Model, String)> {
+    let t = clock(txn).await?;
+    let token = new_token();
+    let expires = t + Duration::days(INVITATION_DAYS);
+    let open = invitation::Entity::find()
+        .filter(invitation::Column::EventId.eq(e.id))
+        .filter(invitation::Column::Email.eq(email))
+        .filter(invitation::Column::Role.eq(role))
+        .filter(invitation::Column::RedeemedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .one(txn)
+        .await?;
+    let inv = match open {
+        Some(old) => {
+            outbox::cancel_for_invitation(txn, old.id).await?;
+            let mut am = old.into_active_model();
+            am.token_hash = Set(sha256_hex(token.as_bytes()));
+            am.created_at = Set(t);
+            am.expires_at = Set(expires);
+            am.update(txn).await?
+        }
+        None => {
+            invitation::ActiveModel {
+                public_id: Set(public_id("inv")),
+                event_id: Set(e.id),
+                email: Set(email.to_owned()),
+                role: Set(role),
+                token_hash: Set(sha256_hex(token.as_bytes())),
+                created_by: Set(by.to_owned()),
+                created_at: Set(t),
+                expires_at: Set(expires),
+                redeemed_at: Set(None),
+                redeemed_by: Set(None),
+                revoked_at: Set(None),
+                ..Default::default()
+            }
+            .insert(txn)
+            .await?
+        }
+    };
+    let message = outbox::invitation(
+        email,
+        &e.name,
+        role_word(role),
+        inviter,
+        expires,
+        &links.invitation(&token),
+    );
+    outbox::enqueue(txn, message, Some(e.id), Some(inv.id)).await?;
+    Ok((inv, token))
+}
+
+/// Whether the account behind `email` already holds `role` in `e` and can sign in: such a
+/// person needs no invitation.
+async fn already_in<C: ConnectionTrait>(
+    txn: &C,
+    e: &event::Model,
+    email: &str,
+    role: Role,
+) -> AppResult<bool> {
+    let Some(u) = super::user_by_email(txn, email).await? else {
+        return Ok(false);
+    };
+    if u.password_hash.is_none() {
+        return Ok(false);
+    }
+    Ok(membership::Entity::find_in_role(e.id, role)
+        .filter(membership::Column::UserId.eq(u.id))
+        .one(txn)
+        .await?
+        .is_some())
+}
+
+/// `inviteToEvent`: organizers invite people by email to a role. People who already hold
+/// the role (and have a password) are left out; everyone else gets a fresh link.
+pub async fn invite<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: &event::Model,
+    emails: &[String],
+    role: Role,
+    links: &Links,
+) -> AppResult<Vec<invitation::Model>> {
+    require_organizer(txn, actor, e).await?;
+    if emails.is_empty() {
+        return Err(AppError::bad_input("emails", "name at least one address"));
+    }
+    if emails.len() > MAX_INVITES {
+        return Err(AppError::bad_input(
+            "emails",
+            format!("at most {MAX_INVITES} addresses at a time"),
+        ));
+    }
+    let mut wanted: Vec<String> = Vec::new();
+    for raw in emails {
+        let email = validate::email("emails", raw)?;
+        if !wanted.contains(&email) {
+            wanted.push(email);
+        }
+    }
+    let mut made = Vec::new();
+    for email in &wanted {
+        if already_in(txn, e, email, role).await? {
+            continue;
+        }
+        let (inv, _) = issue(
+            txn,
+            actor.public_id(),
+            &actor.user.display_name,
+            e,
+            email,
+            role,
+            links,
+        )
+        .await?;
+        made.push(inv);
+    }
+    audit::append(
+        txn,
+        Entry::new("invitations.sent", "event", &e.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({
+                "role": role.to_value(),
+                "invitations": made.iter().map(|i| &i.public_id).collect::<Vec<_>>(),
+            })),
+    )
+    .await?;
+    Ok(made)
+}
+
+/// `inviteImported` and `verdict invite`: an invitation for every member of `e` who has
+/// no password yet (people an import brought in), for each role they hold, except those
+/// whose link is still pending. Returns the new invitations with their tokens.
+pub async fn invite_imported<C: ConnectionTrait>(
+    txn: &C,
+    actor: Option<&Actor>,
+    e: &event::Model,
+    links: &Links,
+) -> AppResult<Vec<(invitation::Model, String)>> {
+    if let Some(a) = actor {
+        require_organizer(txn, a, e).await?;
+    }
+    let (by, inviter) = match actor {
+        Some(a) => (a.public_id().to_owned(), a.user.display_name.clone()),
+        None => (String::new(), "The organizers".to_owned()),
+    };
+    let t = clock(txn).await?;
+    let members = membership::Entity::find()
+        .filter(membership::Column::EventId.eq(e.id))
+        .order_by_asc(membership::Column::Id)
+        .all(txn)
+        .await?;
+    let ids: Vec<i64> = members.iter().map(|m| m.user_id).collect();
+    let passwordless: std::collections::HashMap<i64, user::Model> = user::Entity::find()
+        .filter(user::Column::Id.is_in(ids))
+        .filter(user::Column::PasswordHash.is_null())
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u))
+        .collect();
+    let pending: Vec<(String, Role)> = invitation::Entity::find()
+        .filter(invitation::Column::EventId.eq(e.id))
+        .filter(invitation::Column::RedeemedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .filter(invitation::Column::ExpiresAt.gt(t))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|i| (i.email, i.role))
+        .collect();
+    let mut made = Vec::new();
+    for m in &members {
+        let Some(u) = passwordless.get(&m.user_id) else {
+            continue;
+        };
+        if pending.contains(&(u.email.clone(), m.role)) {
+            continue;
+        }
+        made.push(issue(txn, &by, &inviter, e, &u.email, m.role, links).await?);
+    }
+    audit::append(
+        txn,
+        Entry::new("invitations.sent_to_imported", "event", &e.public_id)
+            .by(&by)
+            .in_event(&e.external_id)
+            .with(json!({
+                "invitations": made.iter().map(|(i, _)| &i.public_id).collect::<Vec<_>>(),
+            })),
+    )
+    .await?;
+    Ok(made)
+}
+
+/// The invitation with public id `id`, for its event's organizers.
+async fn for_organizer<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    id: &str,
+) -> AppResult<(invitation::Model, event::Model)> {
+    let inv = invitation::Entity::find()
+        .filter(invitation::Column::PublicId.eq(id))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("invitation"))?;
+    let e = event::Entity::find_by_id(inv.event_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("event"))?;
+    require_organizer(txn, actor, &e).await?;
+    Ok((inv, e))
+}
+
+/// `revokeInvitation`: the link stops working and its unsent messages are cancelled.
+/// CONFLICT once it was redeemed or revoked.
+pub async fn revoke<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    id: &str,
+) -> AppResult<invitation::Model> {
+    let (inv, e) = for_organizer(txn, actor, id).await?;
+    let t = clock(txn).await?;
+    match inv.status(t) {
+        InvitationStatus::Redeemed => {
+            return Err(AppError::conflict("this invitation was already used"));
+        }
+        InvitationStatus::Revoked => {
+            return Err(AppError::conflict("this invitation is already revoked"));
+        }
+        InvitationStatus::Pending | InvitationStatus::Expired => {}
+    }
+    outbox::cancel_for_invitation(txn, inv.id).await?;
+    let mut am = inv.into_active_model();
+    am.revoked_at = Set(Some(t));
+    let inv = am.update(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("invitation.revoked", "invitation", &inv.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id),
+    )
+    .await?;
+    Ok(inv)
+}
+
+/// `resendInvitation`: a new link (the old one stops working) with a new expiry, and a new
+/// message. CONFLICT once it was redeemed or revoked.
+pub async fn resend<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    id: &str,
+    links: &Links,
+) -> AppResult<invitation::Model> {
+    let (inv, e) = for_organizer(txn, actor, id).await?;
+    match inv.status(clock(txn).await?) {
+        InvitationStatus::Redeemed => {
+            return Err(AppError::conflict("this invitation was already used"));
+        }
+        InvitationStatus::Revoked => {
+            return Err(AppError::conflict(
+                "this invitation was revoked; invite the person again",
+            ));
+        }
+        InvitationStatus::Pending | InvitationStatus::Expired => {}
+    }
+    let (inv, _) = issue(
+        txn,
+        actor.public_id(),
+        &actor.user.display_name,
+        &e,
+        &inv.email,
+        inv.role,
+        links,
+    )
+    .await?;
+    audit::append(
+        txn,
+        Entry::new("invitation.resent", "invitation", &inv.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id),
+    )
+    .await?;
+    Ok(inv)
+}
+
+/// What redeeming a link gave.
+pub struct Redeemed {
+    pub user: user::Model,
+    /// The new session's secret.
+    pub token: String,
+    pub invitation: invitation::Model,
+}
+
+/// `redeemInvitation`. Refusals: an unknown token is NOT_FOUND, a used one CONFLICT, a
+/// revoked one FORBIDDEN, an expired one WINDOW_CLOSED. An account that already has a
+/// password redeems only when the request is signed in as it (the link alone does not
+/// sign anyone in to an existing account); otherwise `password` is required and becomes
+/// the account's password, and `displayName` names a new account (default: the part of
+/// the email before the `@`). The caller signs in with a new session.
+pub async fn redeem<C: ConnectionTrait>(
+    txn: &C,
+    caller: Option<&Actor>,
+    token: &str,
+    new_password: Option<&str>,
+    display_name: Option<&str>,
+) -> AppResult<Redeemed> {
+    let hash = sha256_hex(token.trim().as_bytes());
+    let inv = invitation::Entity::find()
+        .filter(invitation::Column::TokenHash.eq(&hash))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("invitation"))?;
+    let t = clock(txn).await?;
+    match inv.status(t) {
+        InvitationStatus::Redeemed => {
+            return Err(AppError::conflict("this invitation link was already used"));
+        }
+        InvitationStatus::Revoked => {
+            return Err(AppError::forbidden(
+                "this invitation was revoked by the organizers",
+            ));
+        }
+        InvitationStatus::Expired => {
+            return Err(AppError::WindowClosed(
+                "this invitation link has expired; ask the organizers for a new one".into(),
+            ));
+        }
+        InvitationStatus::Pending => {}
+    }
+    // Claim the link first: the conditional update is what makes it single-use. A request
+    // racing this one waits here (PostgreSQL's row lock; SQLite's one writer) and then
+    // finds nothing to update.
+    let claimed = invitation::Entity::update_many()
+        .col_expr(invitation::Column::RedeemedAt, Expr::value(t))
+        .filter(invitation::Column::Id.eq(inv.id))
+        .filter(invitation::Column::RedeemedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .filter(invitation::Column::ExpiresAt.gt(t))
+        .exec(txn)
+        .await?;
+    if claimed.rows_affected != 1 {
+        return Err(AppError::conflict("this invitation link was already used"));
+    }
+    let e = event::Entity::find_by_id(inv.event_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("event"))?;
+    super::lock_event(txn, e.id).await?;
+    let u = match super::user_by_email(txn, &inv.email).await? {
+        Some(u) if u.password_hash.is_some() => {
+            if caller.is_none_or(|c| c.user.id != u.id) {
+                return Err(AppError::Unauthenticated);
+            }
+            u
+        }
+        found => {
+            let Some(pass) = new_password else {
+                return Err(AppError::bad_input(
+                    "password",
+                    "choose a password to finish creating your account",
+                ));
+            };
+            validate::password("password", pass)?;
+            let hash = password::hash(pass).map_err(AppError::Internal)?;
+            match found {
+                Some(u) => {
+                    let mut am = u.into_active_model();
+                    am.password_hash = Set(Some(hash));
+                    if let Some(n) = display_name {
+                        am.display_name = Set(validate::name("displayName", n, 100)?);
+                    }
+                    am.update(txn).await?
+                }
+                None => {
+                    let name = match display_name {
+                        Some(n) => validate::name("displayName", n, 100)?,
+                        None => inv.email.split('@').next().unwrap_or("guest").to_owned(),
+                    };
+                    user::ActiveModel {
+                        public_id: Set(public_id("usr")),
+                        email: Set(inv.email.clone()),
+                        display_name: Set(name),
+                        password_hash: Set(Some(hash)),
+                        is_site_admin: Set(false),
+                        created_at: Set(t),
+                        ..Default::default()
+                    }
+                    .insert(txn)
+                    .await?
+                }
+            }
+        }
+    };
+    let holds = membership::Entity::find_in_role(e.id, inv.role)
+        .filter(membership::Column::UserId.eq(u.id))
+        .one(txn)
+        .await?
+        .is_some();
+    if !holds {
+        if inv.role == Role::Judge {
+            super::events::check_can_judge(txn, u.id, e.id).await?;
+        }
+        super::events::insert_membership(txn, u.id, e.id, inv.role, None, "[]").await?;
+    }
+    let mut am = inv.into_active_model();
+    am.redeemed_at = Set(Some(t));
+    am.redeemed_by = Set(Some(u.id));
+    let inv = am.update(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("invitation.redeemed", "invitation", &inv.public_id)
+            .by(&u.public_id)
+            .in_event(&e.external_id)
+            .with(json!({ "role": inv.role.to_value(), "user": u.public_id })),
+    )
+    .await?;
+    let token = super::accounts::new_session(txn, u.id).await?;
+    Ok(Redeemed {
+        token,
+        user: u,
+        invitation: inv,
+    })
+}

@@ -1,0 +1,134 @@
+//! People: who may register for an event, invitations, and the messages in an event's
+//! outbox.
+
+use async_graphql::{Enum, ID, Object};
+use chrono::{DateTime, Utc};
+use entity::{event, invitation, outbox_message};
+
+use super::user::Role;
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Invitation.id", Rule::Organizer),
+    ("Invitation.email", Rule::Organizer),
+    ("Invitation.role", Rule::Organizer),
+    ("Invitation.createdAt", Rule::Organizer),
+    ("Invitation.expiresAt", Rule::Organizer),
+    ("Invitation.redeemedAt", Rule::Organizer),
+    ("Invitation.status", Rule::Organizer),
+    ("OutboxMessage.id", Rule::Organizer),
+    ("OutboxMessage.to", Rule::Organizer),
+    ("OutboxMessage.subject", Rule::Organizer),
+    ("OutboxMessage.body", Rule::Organizer),
+    ("OutboxMessage.status", Rule::Organizer),
+    ("OutboxMessage.attempts", Rule::Organizer),
+    ("OutboxMessage.lastError", Rule::Organizer),
+    ("OutboxMessage.createdAt", Rule::Organizer),
+    ("OutboxMessage.sentAt", Rule::Organizer),
+];
+
+/// Who may register for an event as a participant with `registerForEvent`.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[graphql(remote = "event::Registration")]
+pub enum Registration {
+    /// Anyone signed in may register.
+    Open,
+    /// Only invited people join, through their invitation (the default for new events).
+    InviteOnly,
+    /// Nobody registers; invitations still work.
+    Closed,
+}
+
+/// A single-use link for one person to take one role in one event (organizers read them).
+/// The link itself is in the invitation's message (`Event.outbox`), never here.
+pub struct Invitation(pub invitation::Model);
+
+/// A single-use link for one person to take one role in one event (organizers read them).
+/// The link itself is in the invitation's message (`Event.outbox`), never here.
+#[Object(guard = "FieldGuard::new(\"Invitation\", Scope::event(self.0.event_id))")]
+impl Invitation {
+    /// Opaque id.
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    /// The address the invitation was sent to; redeeming it gives this account the role.
+    async fn email(&self) -> &str {
+        &self.0.email
+    }
+    /// The role redeeming it gives.
+    async fn role(&self) -> Role {
+        self.0.role.into()
+    }
+    /// When the current link was made (a resend makes a new one).
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    /// When the link stops working.
+    async fn expires_at(&self) -> DateTime<Utc> {
+        self.0.expires_at
+    }
+    /// When it was redeemed; null until then.
+    async fn redeemed_at(&self) -> Option<DateTime<Utc>> {
+        self.0.redeemed_at
+    }
+    /// `pending`, `redeemed`, `expired` or `revoked`.
+    async fn status(&self) -> &'static str {
+        self.0.status(Utc::now()).as_str()
+    }
+}
+
+/// A message Verdict sends, as its event's organizers read it: their event's invitations
+/// (copy the link from `body` when no mail server is configured). Messages carrying
+/// someone else's secret (password resets) are never readable through the API.
+pub struct OutboxMessage(pub outbox_message::Model);
+
+/// A message Verdict sends, as its event's organizers read it: their event's invitations.
+/// Messages carrying someone else's secret (password resets) are never readable here.
+#[Object(
+    guard = "FieldGuard::new(\"OutboxMessage\", Scope { event: self.0.event_id, ..Scope::none() })"
+)]
+impl OutboxMessage {
+    /// Opaque id.
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    /// The recipient's address.
+    async fn to(&self) -> &str {
+        &self.0.to_email
+    }
+    /// The subject line.
+    async fn subject(&self) -> &str {
+        &self.0.subject
+    }
+    /// The plain-text body, with the link.
+    async fn body(&self) -> &str {
+        &self.0.body_text
+    }
+    /// `pending`, `sent`, `failed` (after the last attempt) or `cancelled` (its invitation
+    /// was revoked or renewed).
+    async fn status(&self) -> &'static str {
+        match self.0.status {
+            outbox_message::Status::Pending => "pending",
+            outbox_message::Status::Sent => "sent",
+            outbox_message::Status::Failed => "failed",
+            outbox_message::Status::Cancelled => "cancelled",
+        }
+    }
+    /// How often delivery was tried.
+    async fn attempts(&self) -> i32 {
+        self.0.attempts
+    }
+    /// Why the last attempt failed, if it did.
+    async fn last_error(&self) -> Option<&str> {
+        self.0.last_error.as_deref()
+    }
+    /// When the message was written.
+    async fn created_at(&self) -> DateTime<Utc> {
+        self.0.created_at
+    }
+    /// When the mail server accepted it; null until then.
+    async fn sent_at(&self) -> Option<DateTime<Utc>> {
+        self.0.sent_at
+    }
+}

@@ -34,7 +34,7 @@ pub mod user;
 mod tests {
     use sea_orm::ActiveEnum;
 
-    use super::{assignment, event, membership, outbox_message, project};
+    use super::{api_token, assignment, event, membership, outbox_message, project};
 
     /// `'a', 'b', 'c'`: the values of `E` as a CHECK constraint lists them, in order.
     fn check_list<E: ActiveEnum<Value = String>>() -> String {
@@ -80,6 +80,10 @@ mod tests {
             (
                 people,
                 format!("kind IN ({})", check_list::<outbox_message::Kind>()),
+            ),
+            (
+                people,
+                format!("scope IN ({})", check_list::<api_token::TokenScope>()),
             ),
             (
                 people,

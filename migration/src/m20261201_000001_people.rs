@@ -75,6 +75,11 @@ const DDL: &[&str] = &[
     "CREATE INDEX outbox_messages_due ON outbox_messages(status, next_attempt_at)",
     "CREATE INDEX outbox_messages_event ON outbox_messages(event_id, id)",
     "CREATE INDEX invitations_event ON invitations(event_id, id)",
+    // API tokens get a scope (tokens made before this step could write, and still can) and
+    // an optional expiry.
+    "ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' \
+     CHECK (scope IN ('read', 'write'))",
+    "ALTER TABLE api_tokens ADD COLUMN expires_at {ts}",
 ];
 
 #[async_trait::async_trait]
@@ -96,6 +101,10 @@ impl MigrationTrait for Migration {
         }
         db.execute_unprepared("ALTER TABLE events DROP COLUMN registration")
             .await?;
+        for column in ["scope", "expires_at"] {
+            db.execute_unprepared(&format!("ALTER TABLE api_tokens DROP COLUMN {column}"))
+                .await?;
+        }
         Ok(())
     }
 }

@@ -131,6 +131,12 @@ enum TokenCmd {
         /// A label for the token (shown in the user's token list).
         #[arg(long)]
         name: String,
+        /// `read` (queries and subscriptions only, for dashboards) or `write`.
+        #[arg(long, default_value = "write", value_parser = ["read", "write"])]
+        scope: String,
+        /// Days until the token stops working; never when omitted.
+        #[arg(long)]
+        expires_days: Option<u32>,
     },
 }
 
@@ -266,10 +272,21 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
                 serde_json::to_string(&counts).unwrap_or_default()
             );
         }
-        Command::Token(TokenCmd::Mint { email, name }) => {
+        Command::Token(TokenCmd::Mint {
+            email,
+            name,
+            scope,
+            expires_days,
+        }) => {
             let db = open(&cli.store).await?;
             let txn = db.write().await?;
-            let token = accounts::mint_token(&txn, &email, &name).await?;
+            let scope = match scope.as_str() {
+                "read" => entity::api_token::TokenScope::Read,
+                _ => entity::api_token::TokenScope::Write,
+            };
+            let expires =
+                expires_days.map(|d| chrono::Utc::now() + chrono::Duration::days(i64::from(d)));
+            let token = accounts::mint_token(&txn, &email, &name, scope, expires).await?;
             txn.commit().await?;
             println!("{token}");
         }

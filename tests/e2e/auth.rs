@@ -35,6 +35,8 @@ e2e! {
     log_in_throttling ["--login-attempts", "3"],
     api_tokens,
     session_cookie_and_csrf,
+    a_read_token_queries_and_subscribes_but_never_mutates,
+    an_api_token_stops_at_its_expiry,
 }
 
 async fn sign_up_log_in_log_out(app: App) {
@@ -362,4 +364,165 @@ async fn session_cookie_and_csrf(app: App) {
         "the cookie no longer works: {}",
         r.text
     );
+}
+
+/// The error code of a websocket answer: an `error` message, or a `next` with errors.
+fn ws_code(msg: &Value) -> &str {
+    let errors = if msg["type"] == "error" {
+        &msg["payload"]
+    } else {
+        &msg["payload"]["errors"]
+    };
+    errors[0]["extensions"]["code"].as_str().unwrap_or("")
+}
+
+const CREATE_TOKEN: &str = "mutation($l: String!, $s: ApiTokenScope, $e: DateTime) {
+    createApiToken(label: $l, scope: $s, expiresAt: $e) { token apiToken { scope expiresAt } } }";
+
+async fn a_read_token_queries_and_subscribes_but_never_mutates(app: App) {
+    let s = app.scenario().await;
+    let d = app
+        .ok(
+            Some(&s.organizer_a),
+            CREATE_TOKEN,
+            json!({ "l": "dashboard", "s": "READ" }),
+        )
+        .await;
+    assert_eq!(d["createApiToken"]["apiToken"]["scope"], "READ");
+    let read = str_at(&d, "/createApiToken/token");
+    // It reads what its owner reads.
+    let v = app.gql_as(&read, VIEWER, json!({})).await;
+    assert!(data(&v)["viewer"]["user"]["email"].is_string(), "{v}");
+    app.ok(
+        Some(&read),
+        "query($e: String!) { event(slug: $e) { judgingProgress { assignments } } }",
+        json!({ "e": s.event_a }),
+    )
+    .await;
+    // No mutation runs with it, over HTTP (alone, picked from a document beside a query, or
+    // in a batch) or over a websocket; nothing is written.
+    let head = app.audit_head().await;
+    let mint = json!({ "l": "escalate", "s": "WRITE" });
+    assert_code(
+        &app.gql_as(&read, CREATE_TOKEN, mint.clone()).await,
+        "FORBIDDEN",
+    );
+    let two = "query Q { viewer { user { id } } } mutation M { logOut }";
+    let r = app
+        .post_raw(
+            json!({ "query": two, "operationName": "M" }).to_string(),
+            "application/json",
+            &[("authorization", &format!("Bearer {read}"))],
+        )
+        .await;
+    assert_code(&r.json(), "FORBIDDEN");
+    let r = app
+        .post_raw(
+            json!([{ "query": VIEWER }, { "query": CREATE_TOKEN, "variables": mint }]).to_string(),
+            "application/json",
+            &[("authorization", &format!("Bearer {read}"))],
+        )
+        .await;
+    let batch = r.json();
+    assert_eq!(
+        error_code(&batch[1]).as_deref(),
+        Some("FORBIDDEN"),
+        "{batch}"
+    );
+    let mut ws = app
+        .ws(json!({ "authorization": format!("Bearer {read}") }))
+        .await;
+    ws.subscribe("m", CREATE_TOKEN, json!({ "l": "over ws" }))
+        .await;
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(10))
+        .await
+        .expect("an answer");
+    assert_eq!(ws_code(&msg), "FORBIDDEN", "{msg}");
+    // Subscriptions are reading: they work.
+    ws.subscribe(
+        "s",
+        "subscription($e: String!) { judgingProgress(event: $e) { assignments } }",
+        json!({ "e": s.event_a }),
+    )
+    .await;
+    let judge = app
+        .ok(
+            Some(&s.organizer_a),
+            op("EventMembers"),
+            json!({ "event": s.event_a, "role": "JUDGE", "first": 5 }),
+        )
+        .await;
+    app.ok(
+        Some(&s.organizer_a),
+        op("AssignJudge"),
+        json!({ "event": s.event_a, "judge": str_at(&judge, "/event/members/edges/0/node/id"), "project": s.submitted }),
+    )
+    .await;
+    let msg = loop {
+        let msg = ws
+            .next_json(std::time::Duration::from_secs(10))
+            .await
+            .expect("a progress message");
+        if msg["id"] == "s" {
+            break msg;
+        }
+    };
+    assert_eq!(msg["type"], "next", "{msg}");
+    assert_eq!(
+        app.audit_head().await,
+        head + 1,
+        "only the organizer's assignment"
+    );
+    // The command line mints read tokens too.
+    let out = app
+        .cli(&[
+            "token",
+            "mint",
+            "--email",
+            &s.emails.organizer_a,
+            "--name",
+            "cli",
+            "--scope",
+            "read",
+        ])
+        .await;
+    assert!(out.success(), "{out:?}");
+    let cli = out.stdout.trim().to_owned();
+    assert_code(
+        &app.gql_as(&cli, op("LogOut"), json!({})).await,
+        "FORBIDDEN",
+    );
+}
+
+async fn an_api_token_stops_at_its_expiry(app: App) {
+    let (session, _) = app.sign_up_full("expiring@example.org").await;
+    let past = crate::harness::rfc3339(chrono::Utc::now() - chrono::Duration::minutes(1));
+    let r = app
+        .gql_as(&session, CREATE_TOKEN, json!({ "l": "late", "e": past }))
+        .await;
+    assert_bad_input(&r, &["expiresAt"]);
+    let soon = crate::harness::rfc3339(chrono::Utc::now() + chrono::Duration::seconds(3));
+    let d = app
+        .ok(
+            Some(&session),
+            CREATE_TOKEN,
+            json!({ "l": "brief", "e": soon }),
+        )
+        .await;
+    assert_eq!(d["createApiToken"]["apiToken"]["scope"], "WRITE");
+    let token = str_at(&d, "/createApiToken/token");
+    assert!(data(&viewer_with(&app, &token).await)["viewer"].is_object());
+    let mut ws = app
+        .ws(json!({ "authorization": format!("Bearer {token}") }))
+        .await;
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    assert_signed_out(&viewer_with(&app, &token).await);
+    // A websocket opened before the expiry is refused its next operation too.
+    ws.subscribe("late", VIEWER, json!({})).await;
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(10))
+        .await
+        .expect("an answer");
+    assert_eq!(ws_code(&msg), "UNAUTHENTICATED", "{msg}");
 }

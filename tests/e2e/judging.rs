@@ -253,6 +253,7 @@ async fn judged_event(app: &App) -> Judged {
             "slug": slug, "name": "Judged",
             "submissionsOpen": rfc3339(now - Duration::days(1)), "submissionsClose": rfc3339(now + Duration::days(1)),
             "judgingOpen": rfc3339(now - Duration::hours(1)), "judgingClose": rfc3339(now + Duration::days(1)),
+            "registration": "OPEN",
         }}),
     )
     .await;

@@ -325,6 +325,7 @@ async fn teams_read_anonymous_feedback_once_published(app: App) {
             "slug": slug, "name": "Feedback",
             "submissionsOpen": rfc3339(now - Duration::days(1)), "submissionsClose": rfc3339(now + Duration::days(1)),
             "judgingOpen": rfc3339(now - Duration::hours(1)), "judgingClose": rfc3339(now + Duration::days(1)),
+            "registration": "OPEN",
         }}),
     )
     .await;

@@ -3,8 +3,8 @@
 use chrono::Duration;
 use entity::{api_token, login_throttle, password_reset, session, user};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection,
-    EntityTrait, IntoActiveModel, QueryFilter, QueryOrder,
+    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait,
+    DatabaseConnection, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder,
 };
 use serde_json::json;
 
@@ -19,8 +19,27 @@ pub const THROTTLE_WINDOW_SECS: i64 = 15 * 60;
 /// How a request proved who it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
-    Session { id: i64 },
-    ApiToken { id: i64 },
+    Session {
+        id: i64,
+    },
+    /// A personal API token; `read_only` for a `read`-scoped one, which may not mutate.
+    ApiToken {
+        id: i64,
+        read_only: bool,
+    },
+}
+
+impl Credential {
+    /// Whether this credential may only read (queries and subscriptions).
+    pub fn read_only(&self) -> bool {
+        matches!(
+            self,
+            Credential::ApiToken {
+                read_only: true,
+                ..
+            }
+        )
+    }
 }
 
 /// Creates an account and its first session.
@@ -282,6 +301,11 @@ pub async fn authenticate(
         let Some(tok) = api_token::Entity::find()
             .filter(api_token::Column::TokenHash.eq(hash))
             .filter(api_token::Column::RevokedAt.is_null())
+            .filter(
+                sea_orm::Condition::any()
+                    .add(api_token::Column::ExpiresAt.is_null())
+                    .add(api_token::Column::ExpiresAt.gt(t)),
+            )
             .one(db)
             .await?
         else {
@@ -298,7 +322,14 @@ pub async fn authenticate(
                 .exec(db)
                 .await?;
         }
-        (tok.user_id, Credential::ApiToken { id: tok.id })
+        let read_only = tok.scope == api_token::TokenScope::Read;
+        (
+            tok.user_id,
+            Credential::ApiToken {
+                id: tok.id,
+                read_only,
+            },
+        )
     } else {
         let Some(s) = session::Entity::find()
             .filter(session::Column::TokenHash.eq(hash))
@@ -316,7 +347,7 @@ pub async fn authenticate(
 }
 
 /// Whether a credential found by [`authenticate`] still holds: the session is neither
-/// revoked nor expired, the API token is not revoked. Long-lived connections ask this
+/// revoked nor expired, the API token neither revoked nor expired. Long-lived connections ask this
 /// before each operation and each subscription message (one statement; a session's
 /// expiry also reads the database's clock).
 pub async fn still_valid<C: ConnectionTrait>(db: &C, credential: &Credential) -> AppResult<bool> {
@@ -329,9 +360,14 @@ pub async fn still_valid<C: ConnectionTrait>(db: &C, credential: &Credential) ->
                 .count(db)
                 .await?
         }
-        Credential::ApiToken { id } => {
+        Credential::ApiToken { id, .. } => {
             api_token::Entity::find_by_id(*id)
                 .filter(api_token::Column::RevokedAt.is_null())
+                .filter(
+                    sea_orm::Condition::any()
+                        .add(api_token::Column::ExpiresAt.is_null())
+                        .add(api_token::Column::ExpiresAt.gt(clock(db).await?)),
+                )
                 .count(db)
                 .await?
         }
@@ -339,21 +375,30 @@ pub async fn still_valid<C: ConnectionTrait>(db: &C, credential: &Credential) ->
     Ok(live > 0)
 }
 
-/// Mints a personal API token; the raw token is returned once and never stored.
+/// Mints a personal API token; the raw token is returned once and never stored. A `read`
+/// token may only query and subscribe; `expires_at` (in the future) ends it.
 pub async fn create_api_token<C: ConnectionTrait>(
     txn: &C,
     actor: &Actor,
     label: &str,
+    scope: api_token::TokenScope,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> AppResult<(api_token::Model, String)> {
     let label = validate::name("label", label, 100)?;
+    let now = clock(txn).await?;
+    if expires_at.is_some_and(|e| e <= now) {
+        return Err(AppError::bad_input("expiresAt", "must be in the future"));
+    }
     let raw = bearer_token("vt_");
     let t = api_token::ActiveModel {
+        scope: Set(scope),
+        expires_at: Set(expires_at),
         public_id: Set(public_id("tok")),
         user_id: Set(actor.user.id),
         label: Set(label.clone()),
         prefix: Set(raw[..10].to_owned()),
         token_hash: Set(sha256_hex(raw.as_bytes())),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(now),
         last_used_at: Set(None),
         revoked_at: Set(None),
         ..Default::default()
@@ -364,7 +409,12 @@ pub async fn create_api_token<C: ConnectionTrait>(
         txn,
         Entry::new("api_token.created", "api_token", &t.public_id)
             .by(actor.public_id())
-            .with(json!({ "label": label, "prefix": t.prefix })),
+            .with(json!({
+                "label": label,
+                "prefix": t.prefix,
+                "scope": t.scope.to_value(),
+                "expires_at": t.expires_at,
+            })),
     )
     .await?;
     Ok((t, raw))
@@ -482,12 +532,14 @@ pub async fn mint_token<C: ConnectionTrait>(
     txn: &C,
     email: &str,
     label: &str,
+    scope: api_token::TokenScope,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> AppResult<String> {
     let email = validate::email("email", email)?;
     let u = super::user_by_email(txn, &email)
         .await?
         .ok_or(AppError::NotFound("user"))?;
-    let (_, raw) = create_api_token(txn, &Actor { user: u }, label).await?;
+    let (_, raw) = create_api_token(txn, &Actor { user: u }, label, scope, expires_at).await?;
     Ok(raw)
 }
 

@@ -158,6 +158,14 @@ impl FieldGuard {
 impl Guard for FieldGuard {
     async fn check(&self, ctx: &Context<'_>) -> async_graphql::Result<()> {
         let field = ctx.item.node.name.node.as_str();
+        // A `read`-scoped API token never runs a mutation, over HTTP or websocket.
+        if self.type_name == "Mutation"
+            && ctx.rc().caller.as_ref().is_some_and(|(_, c)| c.read_only())
+        {
+            return Err(ctx.err(AppError::forbidden(
+                "this API token is read-only: it cannot run mutations",
+            )));
+        }
         let Some(rule) = rule_of(self.type_name, field) else {
             return Err(ctx.err(AppError::Internal(format!(
                 "no authorization policy is declared for {}.{field}",

@@ -9,7 +9,7 @@ use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
-use crate::graphql::object::user::{ApiToken, CreatedApiToken, Session};
+use crate::graphql::object::user::{ApiToken, ApiTokenScope, CreatedApiToken, Session};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// The web client's session cookie.
@@ -105,17 +105,30 @@ impl AccountMutation {
     }
 
     /// Mints a personal API token for scripts (signed-in users); the secret is returned once.
+    /// A `READ` token answers queries and subscriptions and is refused (FORBIDDEN) on any
+    /// document with a mutation: the token to give a dashboard.
     async fn create_api_token(
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "A name to recognise the token by: one line of 1 to 100 characters.")]
         label: String,
+        #[graphql(desc = "What the token may do: `READ` (queries and subscriptions) or \
+                          `WRITE` (everything the owner may do; the default).")]
+        scope: Option<ApiTokenScope>,
+        #[graphql(desc = "When the token stops working (in the future); never when omitted.")]
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
     ) -> async_graphql::Result<CreatedApiToken> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let (api_token, token) = accounts::create_api_token(&txn, &actor, &label)
-            .await
-            .gql(ctx)?;
+        let (api_token, token) = accounts::create_api_token(
+            &txn,
+            &actor,
+            &label,
+            scope.unwrap_or(ApiTokenScope::Write).into(),
+            expires_at,
+        )
+        .await
+        .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(CreatedApiToken { token, api_token })
     }
@@ -135,7 +148,10 @@ impl AccountMutation {
         commit(ctx, txn).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: actor.user.id,
-            credential: Some(Credential::ApiToken { id: t.id }),
+            credential: Some(Credential::ApiToken {
+                id: t.id,
+                read_only: t.scope == entity::api_token::TokenScope::Read,
+            }),
         });
         Ok(ApiToken(t))
     }

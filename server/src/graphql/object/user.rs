@@ -27,6 +27,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("ApiToken.createdAt", Rule::OwnUser),
     ("ApiToken.lastUsedAt", Rule::OwnUser),
     ("ApiToken.revokedAt", Rule::OwnUser),
+    ("ApiToken.scope", Rule::OwnUser),
+    ("ApiToken.expiresAt", Rule::OwnUser),
     ("CreatedApiToken.token", Rule::OwnUser),
     ("CreatedApiToken.apiToken", Rule::OwnUser),
     ("User.id", Rule::Public),
@@ -237,6 +239,24 @@ impl ApiToken {
     async fn revoked_at(&self) -> Option<DateTime<Utc>> {
         self.0.revoked_at
     }
+    /// What the token may do.
+    async fn scope(&self) -> ApiTokenScope {
+        self.0.scope.into()
+    }
+    /// When the token stops working; null when never.
+    async fn expires_at(&self) -> Option<DateTime<Utc>> {
+        self.0.expires_at
+    }
+}
+
+/// What a personal API token may do.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "api_token::TokenScope")]
+pub enum ApiTokenScope {
+    /// Queries and subscriptions only; any document with a mutation is FORBIDDEN.
+    Read,
+    /// Everything the token's owner may do.
+    Write,
 }
 
 /// A freshly minted API token with its secret, shown this once.

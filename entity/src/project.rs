@@ -24,6 +24,10 @@ pub struct Model {
     pub duplicate_of: Option<i64>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// Why the organizers hid it (it left the gallery); null when not hidden.
+    pub hidden_reason: Option<String>,
+    /// Why the organizers disqualified it (it left the ranking); null when not.
+    pub disqualified_reason: Option<String>,
 }
 
 /// Where a project is in its life. Stored as TEXT with these values (the migration's CHECK
@@ -48,18 +52,31 @@ pub enum Relation {}
 impl ActiveModelBehavior for ActiveModel {}
 
 impl Entity {
-    /// The projects of `event_id` that anyone may see: the submitted ones. The gallery lists
-    /// them and judging works on them; [`Model::is_public`] is the same rule for one row.
+    /// The submitted projects of `event_id`: judging works on them; [`Model::is_public`] is
+    /// the same rule for one row.
     pub fn find_public(event_id: i64) -> Select<Entity> {
         Self::find()
             .filter(Column::EventId.eq(event_id))
             .filter(Column::Status.eq(ProjectStatus::Submitted))
     }
+
+    /// The projects of `event_id` that anyone may see in the gallery: the submitted ones
+    /// the organizers neither hid nor marked as a duplicate ([`Model::in_gallery`]).
+    pub fn find_gallery(event_id: i64) -> Select<Entity> {
+        Self::find_public(event_id)
+            .filter(Column::HiddenReason.is_null())
+            .filter(Column::DuplicateOf.is_null())
+    }
 }
 
 impl Model {
-    /// Whether anyone may see this project (see [`Entity::find_public`]).
+    /// Whether the project is submitted (see [`Entity::find_public`]).
     pub fn is_public(&self) -> bool {
         self.status == ProjectStatus::Submitted
+    }
+
+    /// Whether anyone may see the project (see [`Entity::find_gallery`]).
+    pub fn in_gallery(&self) -> bool {
+        self.is_public() && self.hidden_reason.is_none() && self.duplicate_of.is_none()
     }
 }

@@ -80,6 +80,12 @@ const DDL: &[&str] = &[
     "ALTER TABLE api_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' \
      CHECK (scope IN ('read', 'write'))",
     "ALTER TABLE api_tokens ADD COLUMN expires_at {ts}",
+    // Organizer moderation: a hidden project leaves the gallery, a disqualified one the
+    // ranking; each carries the reason its team is shown. (A duplicate is `duplicate_of`.)
+    "ALTER TABLE projects ADD COLUMN hidden_reason TEXT \
+     CHECK (hidden_reason IS NULL OR length(hidden_reason) BETWEEN 1 AND 500)",
+    "ALTER TABLE projects ADD COLUMN disqualified_reason TEXT \
+     CHECK (disqualified_reason IS NULL OR length(disqualified_reason) BETWEEN 1 AND 500)",
 ];
 
 #[async_trait::async_trait]
@@ -101,6 +107,10 @@ impl MigrationTrait for Migration {
         }
         db.execute_unprepared("ALTER TABLE events DROP COLUMN registration")
             .await?;
+        for column in ["hidden_reason", "disqualified_reason"] {
+            db.execute_unprepared(&format!("ALTER TABLE projects DROP COLUMN {column}"))
+                .await?;
+        }
         for column in ["scope", "expires_at"] {
             db.execute_unprepared(&format!("ALTER TABLE api_tokens DROP COLUMN {column}"))
                 .await?;

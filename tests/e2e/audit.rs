@@ -487,6 +487,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
             id,
         )
         .await;
+    moderation_steps(&mut steps, admin, p, &event, &project, &track).await;
 
     // Import.
     let fixture = json!({ "fixture": tiny_fixture(&t) });
@@ -539,6 +540,96 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         if b == a + 1 {
             assert_eq!(w[1]["prevHash"], w[0]["rowHash"], "chain link {a} -> {b}");
         }
+    }
+}
+
+/// Hiding, disqualifying and marking duplicates: `admin` organizes `event`, `p` made
+/// `project` on `track`.
+async fn moderation_steps(
+    steps: &mut Steps<'_>,
+    admin: Option<&str>,
+    p: Option<&str>,
+    event: &str,
+    project: &str,
+    track: &str,
+) {
+    let app = steps.app;
+    let other = app
+        .ok(
+            p,
+            op("CreateProject"),
+            json!({ "event": event, "input": { "title": "Copy", "track": track } }),
+        )
+        .await;
+    let other = str_at(&other, "/createProject/id");
+    let id = json!({ "id": project });
+    let why = json!({ "id": project, "reason": "spam" });
+    let pairs: [(&str, &str, Value, &str, Value); 6] = [
+        (
+            "hideProject",
+            op("HideProject"),
+            why.clone(),
+            op("HideProject"),
+            why.clone(),
+        ),
+        (
+            "unhideProject",
+            op("UnhideProject"),
+            id.clone(),
+            op("UnhideProject"),
+            id.clone(),
+        ),
+        (
+            "disqualifyProject",
+            op("DisqualifyProject"),
+            why.clone(),
+            op("DisqualifyProject"),
+            why,
+        ),
+        (
+            "requalifyProject",
+            op("RequalifyProject"),
+            id.clone(),
+            op("RequalifyProject"),
+            id,
+        ),
+        (
+            "markDuplicate",
+            op("MarkDuplicate"),
+            json!({ "id": other, "of": project }),
+            op("MarkDuplicate"),
+            json!({ "id": other, "of": project }),
+        ),
+        (
+            "clearDuplicate",
+            op("ClearDuplicate"),
+            json!({ "id": other }),
+            op("ClearDuplicate"),
+            json!({ "id": other }),
+        ),
+    ];
+    // Each succeeds for the organizer, then is refused the second time (nothing to
+    // change: CONFLICT) or for the participant.
+    for (name, query, vars, again, again_vars) in pairs {
+        steps
+            .step(
+                Refused,
+                &format!("{name} (participant)"),
+                p,
+                query,
+                vars.clone(),
+            )
+            .await;
+        steps.step(Succeeds, name, admin, query, vars).await;
+        steps
+            .step(
+                Refused,
+                &format!("{name} (again)"),
+                admin,
+                again,
+                again_vars,
+            )
+            .await;
     }
 }
 

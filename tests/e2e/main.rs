@@ -18,6 +18,7 @@ mod input;
 mod invitations;
 mod judging;
 mod limits;
+mod moderation;
 mod results;
 mod roles;
 mod scripting;

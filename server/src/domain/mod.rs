@@ -18,6 +18,7 @@ pub mod import;
 pub mod invitations;
 pub mod judges;
 pub mod judging;
+pub mod moderation;
 pub mod outbox;
 pub mod projects;
 pub mod results;
@@ -87,7 +88,7 @@ impl Access {
     /// Can this user see `p` at all? Submitted projects are public; drafts and withdrawn
     /// projects belong to their team and the organizers.
     pub fn can_see_project(&self, p: &project::Model) -> bool {
-        p.is_public() || self.on_team(p.event_id, p.team_id) || self.is_organizer(p.event_id)
+        p.in_gallery() || self.on_team(p.event_id, p.team_id) || self.is_organizer(p.event_id)
     }
 }
 

@@ -75,6 +75,10 @@ pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
                 id: p.external_id.clone(),
                 excluded: if p.duplicate_of.is_some() {
                     Some("duplicate".into())
+                } else if let Some(reason) = &p.disqualified_reason {
+                    Some(format!("disqualified: {reason}"))
+                } else if p.hidden_reason.is_some() {
+                    Some("hidden".into())
                 } else if p.status != ProjectStatus::Submitted {
                     Some("not_submitted".into())
                 } else {

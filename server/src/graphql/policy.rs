@@ -87,6 +87,7 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::results::POLICIES,
     super::object::people::POLICIES,
     super::mutation::people::POLICIES,
+    super::mutation::moderation::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

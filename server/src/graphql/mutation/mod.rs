@@ -7,6 +7,7 @@ pub mod account;
 pub mod event;
 pub mod export;
 pub mod judging;
+pub mod moderation;
 pub mod people;
 pub mod project;
 pub mod results;
@@ -30,4 +31,5 @@ pub struct Mutation(
     results::ResultsMutation,
     export::ExportMutation,
     people::PeopleMutation,
+    moderation::ModerationMutation,
 );

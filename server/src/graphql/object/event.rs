@@ -16,7 +16,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use super::audit::AuditEvent;
 use super::judging::{Assignment, AssignmentProgress, Criterion, JudgingProgress, Recusal};
 use super::people::{Invitation, OutboxMessage, Registration};
-use super::project::Project;
+use super::project::{DuplicateSuggestion, Project};
 use super::results::{
     CalibrationRun, Leaderboard, PublishedResults, ResultPublication, latest_publication,
 };
@@ -65,6 +65,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.registration", Rule::Public),
     ("Event.invitations", Rule::Organizer),
     ("Event.outbox", Rule::Organizer),
+    ("Event.duplicateSuggestions", Rule::Organizer),
     ("Track.id", Rule::Public),
     ("Track.externalId", Rule::Public),
     ("Track.name", Rule::Public),
@@ -170,7 +171,7 @@ impl Event {
         #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Project>> {
-        let mut q = project::Entity::find_public(self.0.id);
+        let mut q = project::Entity::find_gallery(self.0.id);
         if let Some(t) = track {
             let tr = crate::domain::find_track(&ctx.db().conn, &t, Some(self.0.id))
                 .await
@@ -254,6 +255,18 @@ impl Event {
     /// Whether teams read the comments on their own project once results are published.
     async fn comments_to_teams(&self) -> bool {
         self.0.comments_to_teams
+    }
+    /// Likely duplicates among the submitted projects not yet marked (organizers): the
+    /// same repository, or near-identical title and summary.
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
+    async fn duplicate_suggestions(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<DuplicateSuggestion>> {
+        let found = crate::domain::moderation::suggestions(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(found.into_iter().map(DuplicateSuggestion).collect())
     }
     /// Who may register as a participant with `registerForEvent`.
     async fn registration(&self) -> Registration {

@@ -37,6 +37,14 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     // Filtered by the resolver: organizers all, a judge their own, others none.
     ("Project.reviews", Rule::VisibleOrOwnTeam),
     ("Project.feedback", Rule::OwnTeam),
+    // The organizers' moderation, shown to the project's team and the organizers.
+    ("Project.hiddenReason", Rule::OwnTeam),
+    ("Project.disqualifiedReason", Rule::OwnTeam),
+    ("Project.duplicateOf", Rule::OwnTeam),
+    ("DuplicateSuggestion.project", Rule::Organizer),
+    ("DuplicateSuggestion.of", Rule::Organizer),
+    ("DuplicateSuggestion.reason", Rule::Organizer),
+    ("DuplicateSuggestion.similarity", Rule::Organizer),
 ];
 
 /// Where a project is in its life.
@@ -59,7 +67,7 @@ impl Project {
         Scope {
             event: Some(self.0.event_id),
             team: Some(self.0.team_id),
-            public: self.0.is_public(),
+            public: self.0.in_gallery(),
             user: None,
         }
     }
@@ -150,6 +158,26 @@ impl Project {
     async fn updated_at(&self) -> DateTime<Utc> {
         self.0.updated_at
     }
+    /// Why the organizers hid it (it is out of the gallery and the ranking); null when it
+    /// is not hidden.
+    async fn hidden_reason(&self) -> Option<&str> {
+        self.0.hidden_reason.as_deref()
+    }
+    /// Why the organizers disqualified it (it is out of the ranking); null when it is not.
+    async fn disqualified_reason(&self) -> Option<&str> {
+        self.0.disqualified_reason.as_deref()
+    }
+    /// The original, when the organizers marked this project a duplicate of it (it is out
+    /// of the gallery and the ranking); null otherwise.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn duplicate_of(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
+        let Some(id) = self.0.duplicate_of else {
+            return Ok(None);
+        };
+        Ok(maybe(ctx, &ctx.loaders().projects, ProjectId(id))
+            .await?
+            .map(Project))
+    }
     /// Reviews of this project: organizers read all, a judge only their own, everyone
     /// else none.
     #[graphql(complexity = "cost::short_list(child_complexity)")]
@@ -204,5 +232,31 @@ impl Project {
         // Sorted, so the order does not hint at who wrote what.
         comments.sort();
         Ok(comments)
+    }
+}
+
+/// A likely duplicate Verdict suggests to the organizers: `project` looks like `of`, the
+/// earlier one. Mark it with `markDuplicate(id, of)`.
+pub struct DuplicateSuggestion(pub crate::domain::moderation::Suggestion);
+
+/// A likely duplicate Verdict suggests to the organizers: `project` looks like `of`, the
+/// earlier one. Mark it with `markDuplicate(id, of)`.
+#[Object(guard = "FieldGuard::new(\"DuplicateSuggestion\", Scope::event(self.0.project.event_id))")]
+impl DuplicateSuggestion {
+    /// The later project, the likely duplicate.
+    async fn project(&self) -> Project {
+        Project(self.0.project.clone())
+    }
+    /// The earlier project it looks like.
+    async fn of(&self) -> Project {
+        Project(self.0.of.clone())
+    }
+    /// `same_repository`, or `similar_text` (title and summary nearly the same).
+    async fn reason(&self) -> &str {
+        self.0.reason
+    }
+    /// 1 for the same repository; otherwise how alike title and summary are (0 to 1).
+    async fn similarity(&self) -> f64 {
+        self.0.similarity
     }
 }

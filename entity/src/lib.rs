@@ -12,6 +12,7 @@ pub mod audit_event;
 pub mod audit_head;
 pub mod calibration_run;
 pub mod criterion;
+pub mod email_confirmation;
 pub mod event;
 pub mod idempotency_key;
 pub mod invitation;

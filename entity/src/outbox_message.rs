@@ -32,6 +32,11 @@ pub enum Kind {
     Invitation,
     #[sea_orm(string_value = "password_reset")]
     PasswordReset,
+    #[sea_orm(string_value = "email_confirmation")]
+    EmailConfirmation,
+    /// The notice to an account's old address that its email was changed.
+    #[sea_orm(string_value = "email_changed")]
+    EmailChanged,
 }
 
 /// Where a message is in its delivery.

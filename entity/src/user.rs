@@ -12,6 +12,9 @@ pub struct Model {
     pub password_hash: Option<String>,
     pub is_site_admin: bool,
     pub created_at: DateTimeUtc,
+    /// When the owner proved the address is theirs (a link sent to it); null until then.
+    /// Unconfirmed accounts can sign in, but no role is granted to them by email.
+    pub email_confirmed_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

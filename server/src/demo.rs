@@ -454,6 +454,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
             password_hash: Set(Some(hash)),
             is_site_admin: Set(false),
             created_at: Set(domain::clock(txn).await?),
+            email_confirmed_at: Set(Some(domain::clock(txn).await?)),
             ..Default::default()
         }
         .insert(txn)

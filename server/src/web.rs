@@ -11,7 +11,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 const INDEX: &str = include_str!("../../web/index.html");
 const PLAYGROUND: &str = include_str!("../../web/playground.html");
-/// The page behind invitation and password-reset links.
+/// The page behind invitation, password-reset and email-confirmation links.
 const LINK_PAGE: &str = include_str!("../../web/invite.html");
 /// For the pages with inline scripts (the web client and the minimal playground).
 const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
@@ -66,7 +66,8 @@ pub fn playground() -> Response {
     }
 }
 
-/// `/invite/{token}` or `/reset/{token}`: one path segment of token characters.
+/// `/invite/{token}`, `/reset/{token}` or `/confirm/{token}`: one path segment of token
+/// characters.
 fn is_link(path: &str, prefix: &str) -> bool {
     path.strip_prefix(prefix).is_some_and(|t| {
         !t.is_empty() && t.len() <= 128 && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -77,7 +78,9 @@ fn is_link(path: &str, prefix: &str) -> bool {
 pub async fn serve(uri: axum::http::Uri) -> Response {
     match uri.path() {
         "/" | "/index.html" => page(INDEX, CSP),
-        p if is_link(p, "/invite/") || is_link(p, "/reset/") => page(LINK_PAGE, CSP),
+        p if is_link(p, "/invite/") || is_link(p, "/reset/") || is_link(p, "/confirm/") => {
+            page(LINK_PAGE, CSP)
+        }
         "/graphql/assets/graphiql.js" => {
             asset(GRAPHIQL_JS, "application/javascript; charset=utf-8")
         }

@@ -233,6 +233,8 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         )
         .await;
 
+    account_steps(&mut steps, admin, org, &org_email, &event).await;
+
     // Roles.
     let grant = json!({ "event": event, "email": org_email, "role": "ORGANIZER" });
     steps
@@ -541,6 +543,122 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
             assert_eq!(w[1]["prevHash"], w[0]["rowHash"], "chain link {a} -> {b}");
         }
     }
+}
+
+/// The account's own settings: confirming its address (until then no role is granted to
+/// it by email), the password, the name and the address.
+async fn account_steps(
+    steps: &mut Steps<'_>,
+    admin: Option<&str>,
+    org: Option<&str>,
+    org_email: &str,
+    event: &str,
+) {
+    use crate::invitations::confirm_link;
+    let grant = json!({ "event": event, "email": org_email, "role": "ORGANIZER" });
+    steps
+        .step(
+            Refused,
+            "grantRole (unconfirmed)",
+            admin,
+            op("GrantRole"),
+            grant,
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "resendConfirmation",
+            org,
+            op("ResendConfirmation"),
+            json!({}),
+        )
+        .await;
+    let token = json!({ "token": confirm_link(steps.app, org_email).await });
+    steps
+        .step(
+            Succeeds,
+            "confirmEmail",
+            None,
+            op("ConfirmEmail"),
+            token.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "confirmEmail (used)",
+            None,
+            op("ConfirmEmail"),
+            token,
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "resendConfirmation (confirmed)",
+            org,
+            op("ResendConfirmation"),
+            json!({}),
+        )
+        .await;
+    let change = |current: &str| json!({ "currentPassword": current, "newPassword": PASSWORD });
+    steps
+        .step(
+            Succeeds,
+            "changePassword",
+            org,
+            op("ChangePassword"),
+            change(PASSWORD),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "changePassword (wrong current)",
+            org,
+            op("ChangePassword"),
+            change("not the password"),
+        )
+        .await;
+    let name = |n: &str| json!({ "displayName": n });
+    steps
+        .step(
+            Succeeds,
+            "updateProfile",
+            org,
+            op("UpdateProfile"),
+            name("Org"),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "updateProfile (empty)",
+            org,
+            op("UpdateProfile"),
+            name(" "),
+        )
+        .await;
+    let new_email = |e: &str| json!({ "newEmail": e, "currentPassword": PASSWORD });
+    steps
+        .step(
+            Succeeds,
+            "changeEmail",
+            org,
+            op("ChangeEmail"),
+            new_email(&format!("moved-{org_email}")),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "changeEmail (taken)",
+            org,
+            op("ChangeEmail"),
+            new_email("root@example.org"),
+        )
+        .await;
 }
 
 /// Hiding, disqualifying and marking duplicates: `admin` organizes `event`, `p` made

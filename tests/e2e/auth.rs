@@ -37,6 +37,8 @@ e2e! {
     session_cookie_and_csrf,
     a_read_token_queries_and_subscribes_but_never_mutates,
     an_api_token_stops_at_its_expiry,
+    an_unconfirmed_address_is_granted_no_role_until_its_link_is_used,
+    password_and_email_changes_need_the_current_password,
 }
 
 async fn sign_up_log_in_log_out(app: App) {
@@ -526,3 +528,150 @@ async fn an_api_token_stops_at_its_expiry(app: App) {
         .expect("an answer");
     assert_eq!(ws_code(&msg), "UNAUTHENTICATED", "{msg}");
 }
+
+const CONFIRMED: &str = "{ viewer { user { email emailConfirmed displayName } } }";
+
+async fn an_unconfirmed_address_is_granted_no_role_until_its_link_is_used(app: App) {
+    use crate::invitations::confirm_link;
+    let s = app.scenario().await;
+    // Someone signs up with an address that is not (yet) shown to be theirs.
+    let email = "claimed@example.org";
+    let d = app
+        .ok(
+            None,
+            op("SignUp"),
+            json!({ "email": email, "password": PASSWORD, "displayName": "Claimant" }),
+        )
+        .await;
+    let token = str_at(&d, "/signUp/token");
+    let v = app.ok(Some(&token), CONFIRMED, json!({})).await;
+    assert_eq!(v["viewer"]["user"]["emailConfirmed"], false);
+    let grant = json!({ "event": s.event_a, "email": email, "role": "JUDGE" });
+    let head = app.audit_head().await;
+    assert_code(
+        &app.gql_as(&s.organizer_a, op("GrantRole"), grant.clone())
+            .await,
+        "CONFLICT",
+    );
+    assert_eq!(app.audit_head().await, head);
+    // The link in the mail confirms it, once.
+    let link = json!({ "token": confirm_link(&app, email).await });
+    app.ok(None, op("ConfirmEmail"), link.clone()).await;
+    assert_code(&app.gql(op("ConfirmEmail"), link).await, "CONFLICT");
+    let unknown = json!({ "token": format!("vc_{}", "0".repeat(64)) });
+    assert_code(&app.gql(op("ConfirmEmail"), unknown).await, "NOT_FOUND");
+    let v = app.ok(Some(&token), CONFIRMED, json!({})).await;
+    assert_eq!(v["viewer"]["user"]["emailConfirmed"], true);
+    app.ok(Some(&s.organizer_a), op("GrantRole"), grant).await;
+    assert_code(
+        &app.gql_as(&token, op("ResendConfirmation"), json!({}))
+            .await,
+        "CONFLICT",
+    );
+}
+
+async fn password_and_email_changes_need_the_current_password(app: App) {
+    use crate::invitations::confirm_link;
+    let email = "changer@example.org";
+    let (here, _) = app.sign_up_full(email).await;
+    let elsewhere = app.log_in(email, PASSWORD).await;
+    app.sign_up("taken@example.org").await;
+
+    // The password: the current one is required; other sessions end, this one stays.
+    let change =
+        |current: &str, new: &str| json!({ "currentPassword": current, "newPassword": new });
+    let r = app
+        .gql_as(
+            &here,
+            op("ChangePassword"),
+            change("wrong guess 123", "new password 123"),
+        )
+        .await;
+    assert_bad_input(&r, &["currentPassword"]);
+    let r = app
+        .gql_as(&here, op("ChangePassword"), change(PASSWORD, "short"))
+        .await;
+    assert_bad_input(&r, &["newPassword"]);
+    let d = app
+        .ok(
+            Some(&here),
+            op("ChangePassword"),
+            change(PASSWORD, "new password 123"),
+        )
+        .await;
+    assert_eq!(d["changePassword"], 1, "one other session revoked");
+    assert_signed_out(&viewer_with(&app, &elsewhere).await);
+    assert!(data(&viewer_with(&app, &here).await)["viewer"].is_object());
+    assert_code(
+        &app.gql(op("LogIn"), json!({ "email": email, "password": PASSWORD }))
+            .await,
+        "UNAUTHENTICATED",
+    );
+    app.log_in(email, "new password 123").await;
+
+    // The name.
+    let d = app
+        .ok(
+            Some(&here),
+            op("UpdateProfile"),
+            json!({ "displayName": "Renamed" }),
+        )
+        .await;
+    assert_eq!(d["updateProfile"]["displayName"], "Renamed");
+    assert_bad_input(
+        &app.gql_as(
+            &here,
+            op("UpdateProfile"),
+            json!({ "displayName": "a\u{202e}b" }),
+        )
+        .await,
+        &["displayName"],
+    );
+
+    // The address: password required, a taken one refused, and it changes only when the
+    // new address confirms; the old address is told.
+    let move_to = |to: &str, pass: &str| json!({ "newEmail": to, "currentPassword": pass });
+    assert_bad_input(
+        &app.gql_as(
+            &here,
+            op("ChangeEmail"),
+            move_to("moved@example.org", PASSWORD),
+        )
+        .await,
+        &["currentPassword"],
+    );
+    assert_code(
+        &app.gql_as(
+            &here,
+            op("ChangeEmail"),
+            move_to("taken@example.org", "new password 123"),
+        )
+        .await,
+        "CONFLICT",
+    );
+    app.ok(
+        Some(&here),
+        op("ChangeEmail"),
+        move_to("moved@example.org", "new password 123"),
+    )
+    .await;
+    let v = app.ok(Some(&here), CONFLICTED_VIEW, json!({})).await;
+    assert_eq!(
+        v["viewer"]["user"]["email"], email,
+        "unchanged until confirmed"
+    );
+    let link = json!({ "token": confirm_link(&app, "moved@example.org").await });
+    app.ok(None, op("ConfirmEmail"), link).await;
+    let v = app.ok(Some(&here), CONFLICTED_VIEW, json!({})).await;
+    assert_eq!(v["viewer"]["user"]["email"], "moved@example.org");
+    app.log_in("moved@example.org", "new password 123").await;
+    let mail = app.cli(&["mail", "list", "--all"]).await;
+    let notice = mail
+        .stdout
+        .split("--- ")
+        .find(|m| m.contains(&format!(" to {email} ")) && m.contains("was changed"))
+        .unwrap_or_else(|| panic!("the old address is told: {}", mail.stdout));
+    assert!(notice.contains("moved@example.org"), "{notice}");
+}
+
+const CONFLICTED_VIEW: &str = "{ viewer { user { email } } }";

@@ -300,6 +300,14 @@ pub async fn grant_role<C: ConnectionTrait>(
             "no account has this email; ask them to sign up first",
         )
     })?;
+    // Someone signed up with this address without proving it is theirs. (Accounts an
+    // import made have no password: nobody holds them until their invitation is used.)
+    if u.email_confirmed_at.is_none() && u.password_hash.is_some() {
+        return Err(AppError::conflict(
+            "this account has not confirmed its email address, so it may not be whose you \
+             think: invite the address instead (inviteToEvent)",
+        ));
+    }
     if find_membership(txn, u.id, e.id, role).await?.is_some() {
         return Err(AppError::conflict("this person already holds this role"));
     }

@@ -439,6 +439,8 @@ pub async fn redeem<C: ConnectionTrait>(
                         password_hash: Set(Some(hash)),
                         is_site_admin: Set(false),
                         created_at: Set(t),
+                        // The link reached this address.
+                        email_confirmed_at: Set(Some(t)),
                         ..Default::default()
                     }
                     .insert(txn)
@@ -446,6 +448,14 @@ pub async fn redeem<C: ConnectionTrait>(
                 }
             }
         }
+    };
+    // The link reached the address: it is confirmed.
+    let u = if u.email_confirmed_at.is_none() {
+        let mut am = u.into_active_model();
+        am.email_confirmed_at = Set(Some(t));
+        am.update(txn).await?
+    } else {
+        u
     };
     let holds = membership::Entity::find_in_role(e.id, inv.role)
         .filter(membership::Column::UserId.eq(u.id))

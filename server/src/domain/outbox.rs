@@ -35,10 +35,15 @@ impl Links {
     pub fn reset(&self, token: &str) -> String {
         format!("{}/reset/{token}", self.base)
     }
+    pub fn confirm(&self, token: &str) -> String {
+        format!("{}/confirm/{token}", self.base)
+    }
 }
 
 const INVITATION: &str = include_str!("../../templates/mail/invitation.txt");
 const PASSWORD_RESET: &str = include_str!("../../templates/mail/password_reset.txt");
+const EMAIL_CONFIRMATION: &str = include_str!("../../templates/mail/email_confirmation.txt");
+const EMAIL_CHANGED: &str = include_str!("../../templates/mail/email_changed.txt");
 
 /// A message ready for the outbox.
 pub struct Message {
@@ -118,6 +123,30 @@ pub fn password_reset(to: &str, link: &str) -> Message {
         to: to.to_owned(),
         subject: "Reset your Verdict password".to_owned(),
         html: html_of(&text, link),
+        text,
+    }
+}
+
+/// The message that confirms `to` is the account's address.
+pub fn email_confirmation(to: &str, link: &str) -> Message {
+    let text = fill(EMAIL_CONFIRMATION, &[("email", to), ("link", link)]);
+    Message {
+        kind: Kind::EmailConfirmation,
+        to: to.to_owned(),
+        subject: "Confirm your email address for Verdict".to_owned(),
+        html: html_of(&text, link),
+        text,
+    }
+}
+
+/// The notice to an account's old address that its email changed to `new`.
+pub fn email_changed(old: &str, new: &str) -> Message {
+    let text = fill(EMAIL_CHANGED, &[("old", old), ("new", new)]);
+    Message {
+        kind: Kind::EmailChanged,
+        to: old.to_owned(),
+        subject: "Your Verdict email address was changed".to_owned(),
+        html: html_of(&text, ""),
         text,
     }
 }

@@ -126,6 +126,27 @@ impl TestDb {
         self.dir.path().join("signing.key")
     }
 
+    /// Marks `email`'s address confirmed, straight in the database: what using the mailed
+    /// link does, for tests whose subject is something else.
+    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+    pub async fn confirm_email(&self, email: &str) {
+        use entity::user;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+        let conn = sea_orm::Database::connect(self.url())
+            .await
+            .unwrap_or_else(|e| panic!("connect to {}: {e}", self.url()));
+        user::Entity::update_many()
+            .col_expr(
+                user::Column::EmailConfirmedAt,
+                Expr::col(user::Column::CreatedAt),
+            )
+            .filter(user::Column::Email.eq(email.trim().to_lowercase()))
+            .exec(&conn)
+            .await
+            .expect("confirm the address");
+        let _ = conn.close().await;
+    }
+
     /// Connect in process and run the migrations (the binary does both itself on start).
     #[allow(dead_code, reason = "used by the in-process tests, not the e2e ones")]
     pub async fn connect(&self) -> verdict::db::Db {

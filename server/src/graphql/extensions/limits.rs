@@ -449,6 +449,7 @@ mod tests {
             password_hash: None,
             is_site_admin: false,
             created_at: chrono::Utc::now(),
+            email_confirmed_at: None,
         };
         let caller = (user, crate::domain::accounts::Credential::Session { id: 1 });
         let rc = Arc::new(RequestCtx::new("t".into(), "-".into(), Some(caller)));

@@ -9,7 +9,7 @@ use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
-use crate::graphql::object::user::{ApiToken, ApiTokenScope, CreatedApiToken, Session};
+use crate::graphql::object::user::{ApiToken, ApiTokenScope, CreatedApiToken, Session, User};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// The web client's session cookie.
@@ -31,6 +31,12 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.logOut", Rule::SignedIn),
     ("Mutation.createApiToken", Rule::SignedIn),
     ("Mutation.revokeApiToken", Rule::SignedIn),
+    // The link is the credential.
+    ("Mutation.confirmEmail", Rule::Public),
+    ("Mutation.resendConfirmation", Rule::SignedIn),
+    ("Mutation.changePassword", Rule::SignedIn),
+    ("Mutation.changeEmail", Rule::SignedIn),
+    ("Mutation.updateProfile", Rule::SignedIn),
 ];
 
 #[derive(Default)]
@@ -39,7 +45,9 @@ pub struct AccountMutation;
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl AccountMutation {
     /// Creates an account and signs in (anyone). Also sets the web client's session cookie;
-    /// the session lasts 30 days. CONFLICT when an account has this email.
+    /// the session lasts 30 days. CONFLICT when an account has this email. A link that
+    /// confirms the address is mailed to it (`confirmEmail`); until then no organizer can
+    /// grant the account a role by its email.
     #[graphql(complexity = "cost::password(child_complexity)")]
     async fn sign_up(
         &self,
@@ -51,10 +59,12 @@ impl AccountMutation {
         display_name: String,
     ) -> async_graphql::Result<Session> {
         let txn = begin(ctx).await?;
-        let (user, token) = accounts::sign_up(&txn, &email, &password, &display_name)
+        let links = &ctx.services().links;
+        let (user, token) = accounts::sign_up(&txn, &email, &password, &display_name, links)
             .await
             .gql(ctx)?;
         commit(ctx, txn).await?;
+        ctx.services().mail.wake();
         ctx.append_http_header(
             "set-cookie",
             session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400),
@@ -154,5 +164,105 @@ impl AccountMutation {
             }),
         });
         Ok(ApiToken(t))
+    }
+
+    /// Confirms an address with the link mailed to it (anyone holding the link): the
+    /// account's own after sign-up, or the new one of `changeEmail`, which then becomes the
+    /// account's (the old address is told). An unknown link is NOT_FOUND, a used one
+    /// CONFLICT, an expired one WINDOW_CLOSED.
+    async fn confirm_email(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The token: the last part of the confirmation link.")] token: String,
+    ) -> async_graphql::Result<bool> {
+        let txn = begin(ctx).await?;
+        accounts::confirm_email(&txn, &token).await.gql(ctx)?;
+        commit(ctx, txn).await?;
+        ctx.services().mail.wake();
+        Ok(true)
+    }
+
+    /// Mails a new confirmation link for the caller's address (CONFLICT when it is
+    /// confirmed; RATE_LIMITED after 5 in 15 minutes).
+    async fn resend_confirmation(&self, ctx: &Context<'_>) -> async_graphql::Result<bool> {
+        let actor = ctx.actor()?;
+        accounts::resend_confirmation(ctx.db(), &actor, &ctx.services().links)
+            .await
+            .gql(ctx)?;
+        ctx.services().mail.wake();
+        Ok(true)
+    }
+
+    /// Changes the caller's password; the current one is required (BAD_USER_INPUT on
+    /// `currentPassword` when wrong, throttled like a log-in). Every other session of the
+    /// account is revoked; the one making the change and the API tokens stay. Returns how
+    /// many sessions were revoked.
+    #[graphql(complexity = "cost::password(child_complexity)")]
+    async fn change_password(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The password the account has now.")] current_password: String,
+        #[graphql(desc = "The new password: 10 to 256 characters.")] new_password: String,
+    ) -> async_graphql::Result<i32> {
+        let actor = ctx.actor()?;
+        let keep = match ctx.rc().caller {
+            Some((_, Credential::Session { id })) => Some(id),
+            _ => None,
+        };
+        let limit = ctx.services().limits.login_attempts;
+        let revoked = accounts::change_password(
+            ctx.db(),
+            &actor,
+            &current_password,
+            &new_password,
+            keep,
+            &ctx.rc().client,
+            limit,
+        )
+        .await
+        .gql(ctx)?;
+        Ok(i32::try_from(revoked).unwrap_or(i32::MAX))
+    }
+
+    /// Asks to change the caller's email address; the current password is required. A
+    /// confirmation link goes to the new address, which becomes the account's only when the
+    /// link is used (`confirmEmail`). CONFLICT when another account has the address.
+    #[graphql(complexity = "cost::password(child_complexity)")]
+    async fn change_email(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The new address.")] new_email: String,
+        #[graphql(desc = "The password the account has now.")] current_password: String,
+    ) -> async_graphql::Result<bool> {
+        let actor = ctx.actor()?;
+        let limit = ctx.services().limits.login_attempts;
+        accounts::change_email(
+            ctx.db(),
+            &actor,
+            &new_email,
+            &current_password,
+            &ctx.rc().client,
+            limit,
+            &ctx.services().links,
+        )
+        .await
+        .gql(ctx)?;
+        ctx.services().mail.wake();
+        Ok(true)
+    }
+
+    /// Changes the caller's display name: one line of 1 to 100 characters.
+    async fn update_profile(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The name other people see.")] display_name: String,
+    ) -> async_graphql::Result<User> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let u = accounts::update_profile(&txn, &actor, &display_name)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(User(u))
     }
 }

@@ -36,6 +36,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     // Masked in the resolver: null unless self, a site admin, or an organizer of an event
     // the person takes part in.
     ("User.email", Rule::Public),
+    // Masked like `email`: null for whoever may not read the email.
+    ("User.emailConfirmed", Rule::Public),
     ("User.isSiteAdmin", Rule::Public),
     ("Membership.id", Rule::Member),
     ("Membership.externalId", Rule::Member),
@@ -61,6 +63,14 @@ impl User {
     /// The name the person shows to others.
     async fn display_name(&self) -> &str {
         &self.0.display_name
+    }
+    /// Whether the person confirmed their email address (a link sent to it); null for
+    /// whoever may not read `email`.
+    async fn email_confirmed(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<bool>> {
+        Ok(self
+            .email(ctx)
+            .await?
+            .map(|_| self.0.email_confirmed_at.is_some()))
     }
     /// The person's email: null except for the person, site admins, and the organizers of an
     /// event the person takes part in.

@@ -12,6 +12,8 @@ pub struct Model {
     pub name: String,
     pub invite_code: String,
     pub created_at: DateTimeUtc,
+    /// When `invite_code` stops working (see `rotateInviteCode`).
+    pub invite_code_expires_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -87,6 +87,12 @@ const DDL: &[&str] = &[
         used_at {ts},
         CHECK (expires_at > created_at)
     )"#,
+    // A team's invite code expires (72 hours after it was made, or at the submission
+    // deadline if that is sooner) and is replaced by `rotateInviteCode`. Codes made before
+    // this step expire at their event's deadline.
+    "ALTER TABLE teams ADD COLUMN invite_code_expires_at {ts}",
+    "UPDATE teams SET invite_code_expires_at = \
+     (SELECT submissions_close FROM events WHERE events.id = teams.event_id)",
     "CREATE INDEX outbox_messages_due ON outbox_messages(status, next_attempt_at)",
     "CREATE INDEX outbox_messages_event ON outbox_messages(event_id, id)",
     "CREATE INDEX invitations_event ON invitations(event_id, id)",
@@ -117,6 +123,8 @@ impl MigrationTrait for Migration {
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
         db.execute_unprepared("ALTER TABLE users DROP COLUMN email_confirmed_at")
+            .await?;
+        db.execute_unprepared("ALTER TABLE teams DROP COLUMN invite_code_expires_at")
             .await?;
         for table in [
             "outbox_messages",

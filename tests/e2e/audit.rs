@@ -421,6 +421,75 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
             code,
         )
         .await;
+    let team_id = json!({ "team": team });
+    steps
+        .step(
+            Succeeds,
+            "leaveTeam",
+            Some(&q),
+            op("LeaveTeam"),
+            team_id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "leaveTeam (again)",
+            Some(&q),
+            op("LeaveTeam"),
+            team_id.clone(),
+        )
+        .await;
+    let remove = json!({ "team": team, "email": r_email, "reason": "asked to" });
+    steps
+        .step(
+            Succeeds,
+            "removeTeamMember",
+            org,
+            op("RemoveTeamMember"),
+            remove.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "removeTeamMember (again)",
+            org,
+            op("RemoveTeamMember"),
+            remove,
+        )
+        .await;
+    let rename = json!({ "team": team, "name": "Renamed" });
+    steps
+        .step(Succeeds, "renameTeam", p, op("RenameTeam"), rename.clone())
+        .await;
+    steps
+        .step(
+            Refused,
+            "renameTeam (outsider)",
+            Some(&s_tok),
+            op("RenameTeam"),
+            rename,
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "rotateInviteCode",
+            p,
+            op("RotateInviteCode"),
+            team_id.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "rotateInviteCode (outsider)",
+            Some(&s_tok),
+            op("RotateInviteCode"),
+            team_id,
+        )
+        .await;
 
     // Projects.
     let new = json!({ "event": event, "input": { "title": "Audited project", "track": track } });

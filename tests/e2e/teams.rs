@@ -3,7 +3,7 @@
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use crate::harness::{App, assert_code, error_code, op, str_at, unique};
+use crate::harness::{App, assert_bad_input, assert_code, error_code, op, str_at, unique};
 
 /// The team's members, as the site admin sees them.
 async fn team_members(app: &App, admin: &str, event: &str, team: &str) -> Vec<Value> {
@@ -30,6 +30,9 @@ e2e! {
     concurrent_joins_fill_the_team_exactly,
     one_team_per_participant_per_event,
     teams_are_frozen_after_the_deadline,
+    members_leave_and_organizers_remove_with_a_reason,
+    invite_codes_rotate_and_expire,
+    members_rename_before_the_deadline_and_organizers_with_a_reason,
 }
 
 async fn concurrent_joins_fill_the_team_exactly(app: App) {
@@ -200,4 +203,203 @@ async fn teams_are_frozen_after_the_deadline(app: App) {
         .await;
     crate::harness::assert_code(&r, "WINDOW_CLOSED");
     assert_eq!(app.audit_head().await, head, "a refusal writes nothing");
+}
+
+/// A second participant joins `s`'s team A with its code; returns their token and email.
+async fn teammate(app: &App, s: &crate::harness::Scenario, name: &str) -> (String, String) {
+    let email = format!("{name}-{}@example.org", unique());
+    let token = app.sign_up(&email).await;
+    app.register(&token, &s.event_a).await;
+    app.ok(
+        Some(&token),
+        op("JoinTeam"),
+        json!({ "inviteCode": s.invite_code }),
+    )
+    .await;
+    (token, email)
+}
+
+async fn members_leave_and_organizers_remove_with_a_reason(app: App) {
+    let s = app.scenario().await;
+    let team = json!({ "team": s.team_a });
+    let (mate, mate_email) = teammate(&app, &s, "mate").await;
+    app.ok(Some(&mate), op("LeaveTeam"), team.clone()).await;
+    assert_code(
+        &app.gql_as(&mate, op("LeaveTeam"), team.clone()).await,
+        "CONFLICT",
+    );
+    // The last member of a team with a submitted project stays, whoever asks.
+    let head = app.audit_head().await;
+    assert_code(
+        &app.gql_as(&s.participant_a, op("LeaveTeam"), team.clone())
+            .await,
+        "CONFLICT",
+    );
+    let remove =
+        |email: &str, reason: &str| json!({ "team": s.team_a, "email": email, "reason": reason });
+    assert_code(
+        &app.gql_as(
+            &s.organizer_a,
+            op("RemoveTeamMember"),
+            remove(&s.emails.participant_a, "gone"),
+        )
+        .await,
+        "CONFLICT",
+    );
+    assert_eq!(app.audit_head().await, head);
+    // Organizers remove with a reason that is audited; nobody else removes anyone.
+    app.ok(
+        Some(&mate),
+        op("JoinTeam"),
+        json!({ "inviteCode": s.invite_code }),
+    )
+    .await;
+    for who in [&s.participant_a, &s.judge_a, &s.organizer_b] {
+        assert_code(
+            &app.gql_as(who, op("RemoveTeamMember"), remove(&mate_email, "mine"))
+                .await,
+            "FORBIDDEN",
+        );
+    }
+    assert_bad_input(
+        &app.gql_as(
+            &s.organizer_a,
+            op("RemoveTeamMember"),
+            remove(&mate_email, " "),
+        )
+        .await,
+        &["reason"],
+    );
+    let d = app
+        .ok(
+            Some(&s.organizer_a),
+            op("RemoveTeamMember"),
+            remove(&mate_email, "joined by mistake"),
+        )
+        .await;
+    assert_eq!(
+        d["removeTeamMember"]["members"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let log = crate::audit::audit_log(&app, &s.organizer_a, &s.event_a).await;
+    let removed = log
+        .iter()
+        .find(|e| e["action"] == "team.member_removed")
+        .expect("the removal is audited");
+    assert!(
+        removed["payload"].to_string().contains("joined by mistake"),
+        "{removed}"
+    );
+}
+
+async fn invite_codes_rotate_and_expire(app: App) {
+    let s = app.scenario().await;
+    let team = json!({ "team": s.team_a });
+    let outsider = app.sign_up(&format!("out-{}@example.org", unique())).await;
+    app.register(&outsider, &s.event_a).await;
+    assert_code(
+        &app.gql_as(&outsider, op("RotateInviteCode"), team.clone())
+            .await,
+        "FORBIDDEN",
+    );
+    let d = app
+        .ok(Some(&s.participant_a), op("RotateInviteCode"), team.clone())
+        .await;
+    let code = str_at(&d, "/rotateInviteCode/inviteCode");
+    assert_ne!(code, s.invite_code);
+    let expires: chrono::DateTime<chrono::Utc> = d["rotateInviteCode"]["inviteCodeExpiresAt"]
+        .as_str()
+        .expect("an expiry")
+        .parse()
+        .expect("a time");
+    let now = chrono::Utc::now();
+    assert!(
+        expires > now && expires <= now + chrono::Duration::hours(72),
+        "{expires}"
+    );
+    // The old code is gone; the new one works until it expires.
+    assert_code(
+        &app.gql_as(
+            &outsider,
+            op("JoinTeam"),
+            json!({ "inviteCode": s.invite_code }),
+        )
+        .await,
+        "NOT_FOUND",
+    );
+    {
+        use entity::team;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+        let conn = sea_orm::Database::connect(app.db.url())
+            .await
+            .expect("connect");
+        team::Entity::update_many()
+            .col_expr(
+                team::Column::InviteCodeExpiresAt,
+                Expr::value(now - chrono::Duration::minutes(1)),
+            )
+            .filter(team::Column::InviteCode.eq(&code))
+            .exec(&conn)
+            .await
+            .expect("expire the code");
+        let _ = conn.close().await;
+    }
+    assert_code(
+        &app.gql_as(&outsider, op("JoinTeam"), json!({ "inviteCode": code }))
+            .await,
+        "WINDOW_CLOSED",
+    );
+}
+
+async fn members_rename_before_the_deadline_and_organizers_with_a_reason(app: App) {
+    let s = app.scenario().await;
+    let rename = |name: &str| json!({ "team": s.team_a, "name": name });
+    let d = app
+        .ok(
+            Some(&s.participant_a),
+            op("RenameTeam"),
+            rename("Night Owls"),
+        )
+        .await;
+    assert_eq!(d["renameTeam"]["name"], "Night Owls");
+    for who in [&s.judge_a, &s.organizer_b] {
+        assert_code(
+            &app.gql_as(who, op("RenameTeam"), rename("Mine")).await,
+            "FORBIDDEN",
+        );
+    }
+    assert_bad_input(
+        &app.gql_as(&s.organizer_a, op("RenameTeam"), rename("Clean name"))
+            .await,
+        &["reason"],
+    );
+    // After the deadline the team is frozen for its members, not for the organizers.
+    let now = chrono::Utc::now();
+    let at = |h: i64| crate::harness::rfc3339(now + chrono::Duration::hours(h));
+    app.ok(
+        Some(&s.organizer_a),
+        op("UpdateEvent"),
+        json!({ "event": s.event_a, "input": { "submissionsOpen": at(-48), "submissionsClose": at(-1) } }),
+    )
+    .await;
+    assert_code(
+        &app.gql_as(&s.participant_a, op("RenameTeam"), rename("Late"))
+            .await,
+        "WINDOW_CLOSED",
+    );
+    assert_code(
+        &app.gql_as(
+            &s.participant_a,
+            op("LeaveTeam"),
+            json!({ "team": s.team_a }),
+        )
+        .await,
+        "WINDOW_CLOSED",
+    );
+    let mut by_organizer = rename("Clean name");
+    by_organizer["reason"] = json!("the name was offensive");
+    let d = app
+        .ok(Some(&s.organizer_a), op("RenameTeam"), by_organizer)
+        .await;
+    assert_eq!(d["renameTeam"]["name"], "Clean name");
 }

@@ -1,6 +1,7 @@
 //! Teams and who is on them.
 
-use entity::{event, team, team_member};
+use chrono::{DateTime, Utc};
+use entity::{event, project, team, team_member};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait,
     QueryFilter, QuerySelect,
@@ -36,13 +37,15 @@ pub async fn create_team<C: ConnectionTrait>(
         lock_event(txn, e.id).await?;
         check_free_to_join(txn, actor.user.id, e.id).await?;
     }
+    let now = clock(txn).await?;
     let t = team::ActiveModel {
         public_id: Set(public_id("team")),
         event_id: Set(e.id),
         external_id: Set(external_id.unwrap_or_else(|| public_id("tm"))),
         name: Set(name),
         invite_code: Set(random_string(12)),
-        created_at: Set(clock(txn).await?),
+        invite_code_expires_at: Set(Some(code_expiry(e, now))),
+        created_at: Set(now),
         ..Default::default()
     }
     .insert(txn)
@@ -59,6 +62,14 @@ pub async fn create_team<C: ConnectionTrait>(
     )
     .await?;
     Ok(t)
+}
+
+/// How long a team's invite code works: 72 hours, or until the submission deadline.
+pub const INVITE_CODE_HOURS: i64 = 72;
+
+/// When a code made at `now` for a team of `e` stops working.
+pub fn code_expiry(e: &event::Model, now: DateTime<Utc>) -> DateTime<Utc> {
+    (now + chrono::Duration::hours(INVITE_CODE_HOURS)).min(e.submissions_close)
 }
 
 /// One team per person per event, and no judge of the event on a team.
@@ -143,6 +154,12 @@ pub async fn join_team<C: ConnectionTrait>(
         .await?
         .ok_or(AppError::NotFound("team"))?;
     let e = lock_event(txn, t.event_id).await?;
+    let now = clock(txn).await?;
+    if t.invite_code_expires_at.is_some_and(|x| x <= now) && now < e.submissions_close {
+        return Err(AppError::WindowClosed(
+            "this invite code has expired: ask the team for a new one (rotateInviteCode)".into(),
+        ));
+    }
     if !roles_in(txn, actor.user.id, e.id)
         .await?
         .contains(&Role::Participant)
@@ -198,4 +215,208 @@ pub async fn add_team_member<C: ConnectionTrait>(
     )
     .await?;
     Ok(t.clone())
+}
+
+/// Whether the caller may act for team `t`: a member, or an organizer of its event.
+/// Members act only while submissions are open; organizers at any time, with a reason.
+async fn team_actor<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    t: &team::Model,
+    e: &event::Model,
+) -> AppResult<bool> {
+    let organizer = super::require_organizer(txn, actor, e).await.is_ok();
+    if organizer {
+        return Ok(true);
+    }
+    let member = team_member::Entity::find()
+        .filter(team_member::Column::TeamId.eq(t.id))
+        .filter(team_member::Column::UserId.eq(actor.user.id))
+        .count(txn)
+        .await?
+        > 0;
+    if !member {
+        return Err(AppError::forbidden(
+            "only the team's members and the event's organizers may do this",
+        ));
+    }
+    if clock(txn).await? >= e.submissions_close {
+        return Err(AppError::WindowClosed(
+            "the submission deadline has passed: ask the organizers".into(),
+        ));
+    }
+    Ok(false)
+}
+
+/// An organizer's action needs a reason (1 to 500 characters); a member's takes none.
+fn organizer_reason(organizer: bool, reason: Option<&str>) -> AppResult<Option<String>> {
+    match (organizer, reason) {
+        (true, Some(r)) => Ok(Some(validate::name("reason", r, 500)?)),
+        (true, None) => Err(AppError::bad_input(
+            "reason",
+            "an organizer acting for a team gives a reason",
+        )),
+        (false, _) => Ok(None),
+    }
+}
+
+/// Refuses to take the last member off a team that has a submitted project: the project
+/// would have nobody to answer for it. (Withdraw it first, or an organizer hides or
+/// disqualifies it.)
+async fn keep_someone<C: ConnectionTrait>(txn: &C, t: &team::Model) -> AppResult<()> {
+    let members = team_member::Entity::find()
+        .filter(team_member::Column::TeamId.eq(t.id))
+        .count(txn)
+        .await?;
+    let submitted = project::Entity::find()
+        .filter(project::Column::TeamId.eq(t.id))
+        .filter(project::Column::Status.eq(project::ProjectStatus::Submitted))
+        .count(txn)
+        .await?;
+    if members <= 1 && submitted > 0 {
+        return Err(AppError::conflict(
+            "the last member cannot leave a team with a submitted project: withdraw it first",
+        ));
+    }
+    Ok(())
+}
+
+/// `leaveTeam`: the caller leaves their team, while submissions are open.
+pub async fn leave_team<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    t: &team::Model,
+) -> AppResult<team::Model> {
+    let e = lock_event(txn, t.event_id).await?;
+    team::Entity::find_by_id(t.id)
+        .lock_exclusive()
+        .one(txn)
+        .await?;
+    let on_team = team_member::Entity::find()
+        .filter(team_member::Column::TeamId.eq(t.id))
+        .filter(team_member::Column::UserId.eq(actor.user.id))
+        .count(txn)
+        .await?
+        > 0;
+    if !on_team {
+        return Err(AppError::conflict("you are not on this team"));
+    }
+    if clock(txn).await? >= e.submissions_close {
+        return Err(AppError::WindowClosed(
+            "the submission deadline has passed: teams can no longer change".into(),
+        ));
+    }
+    keep_someone(txn, t).await?;
+    team_member::Entity::delete_many()
+        .filter(team_member::Column::TeamId.eq(t.id))
+        .filter(team_member::Column::UserId.eq(actor.user.id))
+        .exec(txn)
+        .await?;
+    audit::append(
+        txn,
+        Entry::new("team.left", "team", &t.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id),
+    )
+    .await?;
+    Ok(t.clone())
+}
+
+/// `removeTeamMember`: an organizer takes a person off a team, at any time, with a reason.
+pub async fn remove_member<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    t: &team::Model,
+    email: &str,
+    reason: &str,
+) -> AppResult<team::Model> {
+    let e = lock_event(txn, t.event_id).await?;
+    super::require_organizer(txn, actor, &e).await?;
+    let reason = validate::name("reason", reason, 500)?;
+    let email = validate::email("email", email)?;
+    team::Entity::find_by_id(t.id)
+        .lock_exclusive()
+        .one(txn)
+        .await?;
+    let u = super::user_by_email(txn, &email)
+        .await?
+        .ok_or_else(|| AppError::bad_input("email", "no account has this email"))?;
+    let on_team = team_member::Entity::find()
+        .filter(team_member::Column::TeamId.eq(t.id))
+        .filter(team_member::Column::UserId.eq(u.id))
+        .count(txn)
+        .await?
+        > 0;
+    if !on_team {
+        return Err(AppError::bad_input(
+            "email",
+            "this person is not on the team",
+        ));
+    }
+    keep_someone(txn, t).await?;
+    team_member::Entity::delete_many()
+        .filter(team_member::Column::TeamId.eq(t.id))
+        .filter(team_member::Column::UserId.eq(u.id))
+        .exec(txn)
+        .await?;
+    audit::append(
+        txn,
+        Entry::new("team.member_removed", "team", &t.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "user": u.public_id, "reason": reason })),
+    )
+    .await?;
+    Ok(t.clone())
+}
+
+/// `renameTeam`: a member while submissions are open; an organizer at any time, with a
+/// reason.
+pub async fn rename_team<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    t: &team::Model,
+    name: &str,
+    reason: Option<&str>,
+) -> AppResult<team::Model> {
+    let e = lock_event(txn, t.event_id).await?;
+    let organizer = team_actor(txn, actor, t, &e).await?;
+    let reason = organizer_reason(organizer, reason)?;
+    let name = validate::name("name", name, validate::NAME_MAX)?;
+    let mut am: team::ActiveModel = t.clone().into();
+    am.name = Set(name.clone());
+    let t = am.update(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("team.renamed", "team", &t.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "name": name, "reason": reason })),
+    )
+    .await?;
+    Ok(t)
+}
+
+/// `rotateInviteCode`: a new code (the old one stops working), valid 72 hours or until the
+/// deadline. A member while submissions are open; an organizer at any time.
+pub async fn rotate_invite_code<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    t: &team::Model,
+) -> AppResult<team::Model> {
+    let e = lock_event(txn, t.event_id).await?;
+    team_actor(txn, actor, t, &e).await?;
+    let now = clock(txn).await?;
+    let mut am: team::ActiveModel = t.clone().into();
+    am.invite_code = Set(random_string(12));
+    am.invite_code_expires_at = Set(Some(code_expiry(&e, now)));
+    let t = am.update(txn).await?;
+    audit::append(
+        txn,
+        Entry::new("team.invite_code_rotated", "team", &t.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id),
+    )
+    .await?;
+    Ok(t)
 }

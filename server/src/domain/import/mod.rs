@@ -244,6 +244,7 @@ pub async fn import<C: ConnectionTrait>(
                     external_id: Set(t.external_id.clone()),
                     name: Set(t.name.clone()),
                     invite_code: Set(random_string(12)),
+                    invite_code_expires_at: Set(Some(crate::domain::teams::code_expiry(&ev, t0))),
                     created_at: Set(t0),
                     ..Default::default()
                 }

@@ -82,6 +82,16 @@ pub struct UpdateEventInput {
     pub registration: Option<Registration>,
 }
 
+/// The team an argument names, by id or external id.
+async fn team_of(
+    txn: &sea_orm::DatabaseTransaction,
+    id: &str,
+) -> crate::error::AppResult<entity::team::Model> {
+    crate::domain::find_team(txn, id, None)
+        .await?
+        .ok_or(AppError::NotFound("team"))
+}
+
 /// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
 pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.createEvent", Rule::SiteAdmin),
@@ -93,6 +103,10 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.createTeam", Rule::SignedIn),
     ("Mutation.joinTeam", Rule::SignedIn),
     ("Mutation.addTeamMember", Rule::SignedIn),
+    ("Mutation.leaveTeam", Rule::SignedIn),
+    ("Mutation.removeTeamMember", Rule::SignedIn),
+    ("Mutation.renameTeam", Rule::SignedIn),
+    ("Mutation.rotateInviteCode", Rule::SignedIn),
     ("Mutation.importEvent", Rule::SiteAdmin),
 ];
 
@@ -358,6 +372,76 @@ impl EventMutation {
         let t = teams::join_team(&txn, &actor, &invite_code)
             .await
             .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Leaves the caller's team (its member, while submissions are open). The last member
+    /// of a team with a submitted project cannot leave (CONFLICT): withdraw it first.
+    async fn leave_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The team, by id or external id.")] team: ID,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = team_of(&txn, &team).await.gql(ctx)?;
+        let t = teams::leave_team(&txn, &actor, &t).await.gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Takes a person off a team (the event's organizers, at any time, with a reason that is
+    /// audited). The last member of a team with a submitted project stays (CONFLICT).
+    async fn remove_team_member(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The team, by id or external id.")] team: ID,
+        #[graphql(desc = "The member's email.")] email: String,
+        #[graphql(desc = "Why: 1 to 500 characters.")] reason: String,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = team_of(&txn, &team).await.gql(ctx)?;
+        let t = teams::remove_member(&txn, &actor, &t, &email, &reason)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Renames a team: its members while submissions are open; the event's organizers at
+    /// any time, giving a reason.
+    async fn rename_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The team, by id or external id.")] team: ID,
+        #[graphql(desc = "The new name: one line of 1 to 200 characters.")] name: String,
+        #[graphql(desc = "Why (organizers only, who must give one): 1 to 500 characters.")]
+        reason: Option<String>,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = team_of(&txn, &team).await.gql(ctx)?;
+        let t = teams::rename_team(&txn, &actor, &t, &name, reason.as_deref())
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(Team(t))
+    }
+
+    /// Replaces a team's invite code (its members while submissions are open; the event's
+    /// organizers at any time): the old code stops working, the new one works for 72 hours
+    /// or until the submission deadline.
+    async fn rotate_invite_code(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The team, by id or external id.")] team: ID,
+    ) -> async_graphql::Result<Team> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let t = team_of(&txn, &team).await.gql(ctx)?;
+        let t = teams::rotate_invite_code(&txn, &actor, &t).await.gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(Team(t))
     }

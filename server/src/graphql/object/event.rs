@@ -76,6 +76,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Team.projects", Rule::Public),
     // Masked in the resolver: null unless the team itself or the organizers (Rule::OwnTeam).
     ("Team.inviteCode", Rule::Public),
+    // Masked like `inviteCode`.
+    ("Team.inviteCodeExpiresAt", Rule::Public),
     ("ImportReport.event", Rule::SiteAdmin),
     ("ImportReport.inserted", Rule::SiteAdmin),
     ("ImportReport.counts", Rule::SiteAdmin),
@@ -570,6 +572,17 @@ impl Team {
             .await
             .gql(ctx)?;
         Ok(allowed.then_some(self.0.invite_code.as_str()))
+    }
+    /// When the invite code stops working (`rotateInviteCode` makes a new one): null except
+    /// for the team and the organizers.
+    async fn invite_code_expires_at(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<DateTime<Utc>>> {
+        let allowed = crate::graphql::policy::allowed(ctx, Rule::OwnTeam, &self.scope())
+            .await
+            .gql(ctx)?;
+        Ok(self.0.invite_code_expires_at.filter(|_| allowed))
     }
 }
 

@@ -818,6 +818,28 @@ async fn moderation_steps(
             )
             .await;
     }
+    let second = app
+        .create_track(admin.expect("admin"), event, "Second track")
+        .await;
+    let mv = json!({ "id": project, "track": second, "reason": "fits better" });
+    steps
+        .step(
+            Succeeds,
+            "changeProjectTrack",
+            admin,
+            op("ChangeProjectTrack"),
+            mv.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "changeProjectTrack (there already)",
+            admin,
+            op("ChangeProjectTrack"),
+            mv,
+        )
+        .await;
 }
 
 /// Invitations and password reset: `admin` organizes `event`, `p` is a participant.

@@ -10,6 +10,7 @@ e2e! {
     disqualified_and_duplicate_projects_leave_the_ranking,
     only_the_events_organizers_moderate,
     duplicates_are_suggested_by_repository_and_by_text,
+    organizers_move_a_project_to_another_track_after_the_deadline,
 }
 
 const GALLERY: &str =
@@ -336,4 +337,77 @@ async fn duplicates_are_suggested_by_repository_and_by_text(app: App) {
     .await;
     let found = suggested().await;
     assert_eq!(found.len(), 1, "{found:?}");
+}
+
+async fn organizers_move_a_project_to_another_track_after_the_deadline(app: App) {
+    let s = app.scenario().await;
+    let second = app.create_track(&s.organizer_a, &s.event_a, "Second").await;
+    let now = chrono::Utc::now();
+    let at = |h: i64| crate::harness::rfc3339(now + chrono::Duration::hours(h));
+    app.ok(
+        Some(&s.organizer_a),
+        op("UpdateEvent"),
+        json!({ "event": s.event_a, "input": { "submissionsOpen": at(-48), "submissionsClose": at(-1) } }),
+    )
+    .await;
+    // The team can no longer move it.
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            op("UpdateProject"),
+            json!({ "id": s.submitted, "input": { "track": second } }),
+        )
+        .await;
+    assert_code(&r, "WINDOW_CLOSED");
+    let mv =
+        |track: &str, reason: &str| json!({ "id": s.submitted, "track": track, "reason": reason });
+    for who in [&s.participant_a, &s.judge_a, &s.organizer_b] {
+        assert_code(
+            &app.gql_as(who, op("ChangeProjectTrack"), mv(&second, "mine"))
+                .await,
+            "FORBIDDEN",
+        );
+    }
+    assert_bad_input(
+        &app.gql_as(&s.organizer_a, op("ChangeProjectTrack"), mv(&second, ""))
+            .await,
+        &["reason"],
+    );
+    assert_bad_input(
+        &app.gql_as(
+            &s.organizer_a,
+            op("ChangeProjectTrack"),
+            mv(&s.track_b, "elsewhere"),
+        )
+        .await,
+        &["track"],
+    );
+    let d = app
+        .ok(
+            Some(&s.organizer_a),
+            op("ChangeProjectTrack"),
+            mv(&second, "submitted to the wrong track"),
+        )
+        .await;
+    assert_eq!(d["changeProjectTrack"]["track"]["id"], second.as_str());
+    assert_code(
+        &app.gql_as(
+            &s.organizer_a,
+            op("ChangeProjectTrack"),
+            mv(&second, "again"),
+        )
+        .await,
+        "CONFLICT",
+    );
+    let log = crate::audit::audit_log(&app, &s.organizer_a, &s.event_a).await;
+    let moved = log
+        .iter()
+        .find(|e| e["action"] == "project.track_changed")
+        .expect("the move is audited");
+    assert!(
+        moved["payload"]
+            .to_string()
+            .contains("submitted to the wrong track"),
+        "{moved}"
+    );
 }

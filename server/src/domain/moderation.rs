@@ -1,7 +1,7 @@
 //! Organizer control of submissions: hide a project (it leaves the gallery), disqualify it
 //! (it leaves the ranking), mark it a duplicate of another (it leaves both), each with the
-//! reason its team is shown, each reversible and audited; and the duplicates Verdict
-//! suggests.
+//! reason its team is shown, each reversible and audited; moving a project to another
+//! track on its team's behalf after the deadline; and the duplicates Verdict suggests.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -26,6 +26,12 @@ pub enum Action {
     /// Marks it a duplicate of the project with this id.
     MarkDuplicate(String),
     ClearDuplicate,
+    /// Moves it to another track of its event (the team's own edits stop at the deadline;
+    /// this does not), with the reason.
+    MoveTrack {
+        track: String,
+        reason: String,
+    },
 }
 
 impl Action {
@@ -37,6 +43,7 @@ impl Action {
             Action::Requalify => "project.requalified",
             Action::MarkDuplicate(_) => "project.marked_duplicate",
             Action::ClearDuplicate => "project.duplicate_cleared",
+            Action::MoveTrack { .. } => "project.track_changed",
         }
     }
 }
@@ -143,6 +150,18 @@ pub async fn moderate<C: ConnectionTrait>(
                 ));
             }
             am.duplicate_of = Set(None);
+        }
+        Action::MoveTrack { track, reason: r } => {
+            let r = reason(r)?;
+            let to = super::find_track(txn, track, Some(e.id))
+                .await?
+                .filter(|t| t.event_id == e.id)
+                .ok_or_else(|| AppError::bad_input("track", "no such track in this event"))?;
+            if to.id == p.track_id {
+                return Err(AppError::conflict("the project is on this track already"));
+            }
+            payload = json!({ "to": to.public_id, "reason": r });
+            am.track_id = Set(to.id);
         }
     }
     am.updated_at = Set(clock(txn).await?);

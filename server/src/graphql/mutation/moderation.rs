@@ -19,6 +19,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.requalifyProject", Rule::SignedIn),
     ("Mutation.markDuplicate", Rule::SignedIn),
     ("Mutation.clearDuplicate", Rule::SignedIn),
+    ("Mutation.changeProjectTrack", Rule::SignedIn),
 ];
 
 #[derive(Default)]
@@ -99,5 +100,22 @@ impl ModerationMutation {
         #[graphql(desc = "The project's id or external id.")] id: ID,
     ) -> async_graphql::Result<Project> {
         apply(ctx, &id, Action::ClearDuplicate).await
+    }
+
+    /// Moves a project to another track of its event on its team's behalf (the event's
+    /// organizers, at any time, also after the deadline, when the team can no longer edit
+    /// it), with a reason that is audited.
+    async fn change_project_track(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The project's id or external id.")] id: ID,
+        #[graphql(desc = "The track to move it to: id or external id.")] track: ID,
+        #[graphql(desc = "Why: 1 to 500 characters.")] reason: String,
+    ) -> async_graphql::Result<Project> {
+        let action = Action::MoveTrack {
+            track: track.0,
+            reason,
+        };
+        apply(ctx, &id, action).await
     }
 }

@@ -21,6 +21,8 @@ pub struct Model {
     pub redeemed_at: Option<DateTimeUtc>,
     pub redeemed_by: Option<i64>,
     pub revoked_at: Option<DateTimeUtc>,
+    /// For a team's invitation (a participant's link to join one team): the team.
+    pub team_id: Option<i64>,
 }
 
 /// Where an invitation is in its life, at a given time.

@@ -33,12 +33,17 @@ const DDL: &[&str] = &[
         redeemed_at {ts},
         redeemed_by BIGINT REFERENCES users(id),
         revoked_at {ts},
+        team_id BIGINT,
         CHECK (expires_at > created_at),
         CHECK (redeemed_at IS NULL OR revoked_at IS NULL),
+        CHECK (team_id IS NULL OR role = 'participant'),
+        FOREIGN KEY (event_id, team_id) REFERENCES teams(event_id, id),
         CHECK (redeemed_by IS NULL OR redeemed_at IS NOT NULL)
     )"#,
-    // One open invitation per person and role in an event: inviting again renews it.
-    "CREATE UNIQUE INDEX invitations_one_open ON invitations(event_id, email, role) \
+    // One open invitation per person and role in an event (and per team, for a team's
+    // invitation): inviting again renews it.
+    "CREATE UNIQUE INDEX invitations_one_open \
+     ON invitations(event_id, email, role, COALESCE(team_id, 0)) \
      WHERE redeemed_at IS NULL AND revoked_at IS NULL",
     // A password-reset link: single use, short-lived, only its hash stored.
     r#"CREATE TABLE password_resets (

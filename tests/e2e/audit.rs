@@ -422,6 +422,25 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         )
         .await;
     let team_id = json!({ "team": team });
+    let recruit = json!({ "team": team, "email": format!("recruit-{t}@example.org") });
+    steps
+        .step(
+            Succeeds,
+            "inviteToTeam",
+            p,
+            op("InviteToTeam"),
+            recruit.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "inviteToTeam (outsider)",
+            Some(&s_tok),
+            op("InviteToTeam"),
+            recruit,
+        )
+        .await;
     steps
         .step(
             Succeeds,

@@ -18,6 +18,7 @@ e2e! {
     only_organizers_invite_and_read_their_events_outbox,
     register_for_event_obeys_the_events_registration,
     imported_people_are_invited_from_the_command_line,
+    the_command_line_mails_invitations_with_send,
     password_reset_tells_nobody_who_has_an_account,
     a_reset_link_works_once_signs_out_everywhere_and_expires,
 }
@@ -780,4 +781,48 @@ async fn a_reset_link_works_once_signs_out_everywhere_and_expires(app: App) {
         )
         .await;
     assert_code(&r, "WINDOW_CLOSED");
+}
+
+async fn the_command_line_mails_invitations_with_send(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let event = import_tiny(&app, &admin, &tag).await;
+    let mut sink = SmtpSink::start().await;
+    let out = app
+        .cli(&[
+            "invite",
+            "--event",
+            &event,
+            "--send",
+            "--smtp-url",
+            &sink.url,
+        ])
+        .await;
+    assert!(out.success(), "invite --send: {out:?}");
+    assert!(out.stderr.contains("2 messages sent"), "{out:?}");
+    let mut to: Vec<String> = vec![];
+    for _ in 0..2 {
+        let mail = sink.next(Duration::from_secs(30)).await;
+        assert!(mail.text().contains("/invite/vi_"), "{mail:?}");
+        to.extend(mail.to);
+    }
+    to.sort();
+    assert_eq!(
+        to,
+        [
+            format!("<tiny-org-{tag}@example.org>"),
+            format!("<tiny-part-{tag}@example.org>")
+        ]
+    );
+    // Sent: a server with SMTP later does not send them again.
+    let d = app
+        .ok(Some(&admin), op("EventOutbox"), json!({ "event": event }))
+        .await;
+    let sent = d["event"]["outbox"]["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["node"]["status"] == "sent")
+        .count();
+    assert_eq!(sent, 2, "{d}");
 }

@@ -33,6 +33,7 @@ e2e! {
     members_leave_and_organizers_remove_with_a_reason,
     invite_codes_rotate_and_expire,
     members_rename_before_the_deadline_and_organizers_with_a_reason,
+    team_links_admit_one_person_each_and_the_size_limit_holds,
 }
 
 async fn concurrent_joins_fill_the_team_exactly(app: App) {
@@ -402,4 +403,57 @@ async fn members_rename_before_the_deadline_and_organizers_with_a_reason(app: Ap
         .ok(Some(&s.organizer_a), op("RenameTeam"), by_organizer)
         .await;
     assert_eq!(d["renameTeam"]["name"], "Clean name");
+}
+
+async fn team_links_admit_one_person_each_and_the_size_limit_holds(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let event = format!("links-{tag}");
+    app.create_event(&admin, &event, 3).await;
+    let captain = app.sign_up(&format!("captain-{tag}@example.org")).await;
+    app.register(&captain, &event).await;
+    let (team, _) = app.create_team(&captain, &event, "Linked").await;
+    let invite = |email: &str| json!({ "team": team, "email": email });
+    let outsider = app.sign_up(&format!("outsider-{tag}@example.org")).await;
+    app.register(&outsider, &event).await;
+    assert_code(
+        &app.gql_as(&outsider, op("InviteToTeam"), invite("x@example.org"))
+            .await,
+        "FORBIDDEN",
+    );
+    // Five links for a team with room for two more, redeemed at once by five new people.
+    let mut tokens = vec![];
+    for i in 0..5 {
+        let d = app
+            .ok(
+                Some(&captain),
+                op("InviteToTeam"),
+                invite(&format!("recruit-{i}-{tag}@example.org")),
+            )
+            .await;
+        let link = str_at(&d, "/inviteToTeam/link");
+        tokens.push(crate::invitations::token_after(&link, "/invite/").expect("a link"));
+    }
+    let answers = join_all(tokens.iter().map(|t| {
+        app.gql(
+            op("RedeemInvitation"),
+            json!({ "token": t, "password": crate::harness::PASSWORD }),
+        )
+    }))
+    .await;
+    let won: Vec<usize> = (0..5)
+        .filter(|i| answers[*i].get("errors").is_none())
+        .collect();
+    let codes: Vec<String> = answers.iter().filter_map(error_code).collect();
+    assert_eq!(won.len(), 2, "two places were free: {codes:?}");
+    assert!(codes.iter().all(|c| c == "CONFLICT"), "{codes:?}");
+    assert_eq!(team_members(&app, &admin, &event, &team).await.len(), 3);
+    // A used link stays used.
+    let again = app
+        .gql(
+            op("RedeemInvitation"),
+            json!({ "token": tokens[won[0]], "password": crate::harness::PASSWORD }),
+        )
+        .await;
+    assert_code(&again, "CONFLICT");
 }

@@ -9,7 +9,7 @@
 
 use chrono::Duration;
 use entity::invitation::{self, InvitationStatus};
-use entity::{event, membership, user};
+use entity::{event, membership, team, team_member, user};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
@@ -45,6 +45,7 @@ fn role_word(role: Role) -> &'static str {
 /// its raw token. An open invitation for the same person and role (pending or expired) is
 /// renewed in place: a new token and expiry, its unsent messages cancelled, so at most one
 /// link of a person for a role works at any time.
+#[allow(clippy::too_many_arguments)]
 async fn issue<C: ConnectionTrait>(
     txn: &C,
     by: &str,
@@ -52,19 +53,26 @@ async fn issue<C: ConnectionTrait>(
     e: &event::Model,
     email: &str,
     role: Role,
+    team: Option<&team::Model>,
     links: &Links,
 ) -> AppResult<(invitation::Model, String)> {
     let t = clock(txn).await?;
     let token = new_token();
-    let expires = t + Duration::days(INVITATION_DAYS);
-    let open = invitation::Entity::find()
+    let expires = match team {
+        Some(_) => super::teams::code_expiry(e, t),
+        None => t + Duration::days(INVITATION_DAYS),
+    };
+    let mut open = invitation::Entity::find()
         .filter(invitation::Column::EventId.eq(e.id))
         .filter(invitation::Column::Email.eq(email))
         .filter(invitation::Column::Role.eq(role))
         .filter(invitation::Column::RedeemedAt.is_null())
-        .filter(invitation::Column::RevokedAt.is_null())
-        .one(txn)
-        .await?;
+        .filter(invitation::Column::RevokedAt.is_null());
+    open = match team {
+        Some(tm) => open.filter(invitation::Column::TeamId.eq(tm.id)),
+        None => open.filter(invitation::Column::TeamId.is_null()),
+    };
+    let open = open.one(txn).await?;
     let inv = match open {
         Some(old) => {
             outbox::cancel_for_invitation(txn, old.id).await?;
@@ -87,16 +95,18 @@ async fn issue<C: ConnectionTrait>(
                 redeemed_at: Set(None),
                 redeemed_by: Set(None),
                 revoked_at: Set(None),
+                team_id: Set(team.map(|tm| tm.id)),
                 ..Default::default()
             }
             .insert(txn)
             .await?
         }
     };
+    let joining = team.map(|tm| format!("a member of team {}", tm.name));
     let message = outbox::invitation(
         email,
         &e.name,
-        role_word(role),
+        joining.as_deref().unwrap_or(role_word(role)),
         inviter,
         expires,
         &links.invitation(&token),
@@ -165,6 +175,7 @@ pub async fn invite<C: ConnectionTrait>(
             e,
             email,
             role,
+            None,
             links,
         )
         .await?;
@@ -233,7 +244,7 @@ pub async fn invite_imported<C: ConnectionTrait>(
         if pending.contains(&(u.email.clone(), m.role)) {
             continue;
         }
-        made.push(issue(txn, &by, &inviter, e, &u.email, m.role, links).await?);
+        made.push(issue(txn, &by, &inviter, e, &u.email, m.role, None, links).await?);
     }
     audit::append(
         txn,
@@ -319,6 +330,10 @@ pub async fn resend<C: ConnectionTrait>(
         }
         InvitationStatus::Pending | InvitationStatus::Expired => {}
     }
+    let team = match inv.team_id {
+        Some(id) => team::Entity::find_by_id(id).one(txn).await?,
+        None => None,
+    };
     let (inv, _) = issue(
         txn,
         actor.public_id(),
@@ -326,6 +341,7 @@ pub async fn resend<C: ConnectionTrait>(
         &e,
         &inv.email,
         inv.role,
+        team.as_ref(),
         links,
     )
     .await?;
@@ -468,6 +484,20 @@ pub async fn redeem<C: ConnectionTrait>(
         }
         super::events::insert_membership(txn, u.id, e.id, inv.role, None, "[]").await?;
     }
+    if let Some(team_id) = inv.team_id {
+        // A team's link: join the team, under the same rules as a code (the deadline, one
+        // team per person, no judges, the size limit, held under the team's row lock).
+        let tm = team::Entity::find_by_id(team_id)
+            .one(txn)
+            .await?
+            .ok_or(AppError::NotFound("team"))?;
+        if t >= e.submissions_close {
+            return Err(AppError::WindowClosed(
+                "the submission deadline has passed: teams can no longer change".into(),
+            ));
+        }
+        super::teams::add_with_room(txn, &tm, &e, u.id).await?;
+    }
     let mut am = inv.into_active_model();
     am.redeemed_at = Set(Some(t));
     am.redeemed_by = Set(Some(u.id));
@@ -486,4 +516,57 @@ pub async fn redeem<C: ConnectionTrait>(
         user: u,
         invitation: inv,
     })
+}
+
+/// `inviteToTeam`: a member of `tm` (while submissions are open) or an organizer makes a
+/// single-use link for one person to join the team, valid 72 hours or until the deadline.
+/// The link is returned to the inviter (to pass on) and mailed through the outbox.
+pub async fn invite_to_team<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    tm: &team::Model,
+    email: &str,
+    links: &Links,
+) -> AppResult<(invitation::Model, String)> {
+    let e = super::lock_event(txn, tm.event_id).await?;
+    let email = validate::email("email", email)?;
+    let organizer = require_organizer(txn, actor, &e).await.is_ok();
+    if !organizer {
+        let member = team_member::Entity::find()
+            .filter(team_member::Column::TeamId.eq(tm.id))
+            .filter(team_member::Column::UserId.eq(actor.user.id))
+            .one(txn)
+            .await?
+            .is_some();
+        if !member {
+            return Err(AppError::forbidden(
+                "only the team's members and the event's organizers invite to it",
+            ));
+        }
+    }
+    if clock(txn).await? >= e.submissions_close {
+        return Err(AppError::WindowClosed(
+            "the submission deadline has passed: teams can no longer change".into(),
+        ));
+    }
+    let (inv, token) = issue(
+        txn,
+        actor.public_id(),
+        &actor.user.display_name,
+        &e,
+        &email,
+        Role::Participant,
+        Some(tm),
+        links,
+    )
+    .await?;
+    audit::append(
+        txn,
+        Entry::new("team.invitation_sent", "team", &tm.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({ "invitation": inv.public_id })),
+    )
+    .await?;
+    Ok((inv, links.invitation(&token)))
 }

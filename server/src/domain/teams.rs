@@ -100,7 +100,7 @@ async fn check_free_to_join<C: ConnectionTrait>(
 
 /// Adds `user_id` to `t` if there is room. The team row is locked first, so two
 /// simultaneous joins cannot both take the last place.
-async fn add_with_room<C: ConnectionTrait>(
+pub(super) async fn add_with_room<C: ConnectionTrait>(
     txn: &C,
     t: &team::Model,
     e: &event::Model,

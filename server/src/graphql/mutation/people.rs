@@ -9,7 +9,7 @@ use crate::domain::{accounts, invitations};
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
-use crate::graphql::object::people::Invitation;
+use crate::graphql::object::people::{CreatedTeamInvitation, Invitation};
 use crate::graphql::object::user::{Role, Session};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -20,6 +20,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.inviteImported", Rule::SignedIn),
     ("Mutation.revokeInvitation", Rule::SignedIn),
     ("Mutation.resendInvitation", Rule::SignedIn),
+    // The domain checks that the caller is on the team or organizes its event.
+    ("Mutation.inviteToTeam", Rule::SignedIn),
     // The link is the credential.
     ("Mutation.redeemInvitation", Rule::Public),
     ("Mutation.requestPasswordReset", Rule::Public),
@@ -191,5 +193,31 @@ impl PeopleMutation {
             session_cookie(ctx, &token, accounts::SESSION_DAYS * 86_400),
         );
         Ok(Session { token, user })
+    }
+
+    /// Makes a link for one person to join a team (its members while submissions are open,
+    /// or the event's organizers): single use, valid 72 hours or until the deadline, whichever
+    /// is first. Redeeming it registers the person as a participant and joins the team under
+    /// the team-size limit (CONFLICT when full). The link is returned to pass on and mailed
+    /// when a mail server is configured.
+    async fn invite_to_team(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The team, by id or external id.")] team: ID,
+        #[graphql(desc = "The address of the person to invite.")] email: String,
+    ) -> async_graphql::Result<CreatedTeamInvitation> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let tm = crate::domain::find_team(&txn, &team, None)
+            .await
+            .gql(ctx)?
+            .ok_or_else(|| ctx.err(crate::error::AppError::NotFound("team")))?;
+        let (invitation, link) =
+            invitations::invite_to_team(&txn, &actor, &tm, &email, &ctx.services().links)
+                .await
+                .gql(ctx)?;
+        commit(ctx, txn).await?;
+        ctx.services().mail.wake();
+        Ok(CreatedTeamInvitation { invitation, link })
     }
 }

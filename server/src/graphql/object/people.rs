@@ -1,22 +1,28 @@
 //! People: who may register for an event, invitations, and the messages in an event's
 //! outbox.
 
-use async_graphql::{Enum, ID, Object};
+use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
 use entity::{event, invitation, outbox_message};
 
+use super::event::Team;
 use super::user::Role;
+use crate::graphql::loaders::{LoadersExt, TeamId, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
 pub(crate) const POLICIES: &[(&str, Rule)] = &[
-    ("Invitation.id", Rule::Organizer),
-    ("Invitation.email", Rule::Organizer),
-    ("Invitation.role", Rule::Organizer),
-    ("Invitation.createdAt", Rule::Organizer),
-    ("Invitation.expiresAt", Rule::Organizer),
-    ("Invitation.redeemedAt", Rule::Organizer),
-    ("Invitation.status", Rule::Organizer),
+    // An event's invitations are its organizers'; a team's are also its members'.
+    ("Invitation.id", Rule::OwnTeam),
+    ("Invitation.email", Rule::OwnTeam),
+    ("Invitation.role", Rule::OwnTeam),
+    ("Invitation.createdAt", Rule::OwnTeam),
+    ("Invitation.expiresAt", Rule::OwnTeam),
+    ("Invitation.redeemedAt", Rule::OwnTeam),
+    ("Invitation.status", Rule::OwnTeam),
+    ("Invitation.team", Rule::OwnTeam),
+    ("CreatedTeamInvitation.invitation", Rule::OwnTeam),
+    ("CreatedTeamInvitation.link", Rule::OwnTeam),
     ("OutboxMessage.id", Rule::Organizer),
     ("OutboxMessage.to", Rule::Organizer),
     ("OutboxMessage.subject", Rule::Organizer),
@@ -46,7 +52,9 @@ pub struct Invitation(pub invitation::Model);
 
 /// A single-use link for one person to take one role in one event (organizers read them).
 /// The link itself is in the invitation's message (`Event.outbox`), never here.
-#[Object(guard = "FieldGuard::new(\"Invitation\", Scope::event(self.0.event_id))")]
+#[Object(
+    guard = "FieldGuard::new(\"Invitation\", Scope { event: Some(self.0.event_id), team: self.0.team_id, ..Scope::none() })"
+)]
 impl Invitation {
     /// Opaque id.
     async fn id(&self) -> ID {
@@ -75,6 +83,38 @@ impl Invitation {
     /// `pending`, `redeemed`, `expired` or `revoked`.
     async fn status(&self) -> &'static str {
         self.0.status(Utc::now()).as_str()
+    }
+    /// For a team's invitation (`inviteToTeam`): the team it joins; null for an event's.
+    async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Team>> {
+        let Some(id) = self.0.team_id else {
+            return Ok(None);
+        };
+        Ok(maybe(ctx, &ctx.loaders().teams, TeamId(id))
+            .await?
+            .map(Team))
+    }
+}
+
+/// A team's invitation with its link, returned once to the member who made it (to pass
+/// on; it is also mailed when a mail server is configured).
+pub struct CreatedTeamInvitation {
+    pub invitation: invitation::Model,
+    pub link: String,
+}
+
+/// A team's invitation with its link, returned once to the member who made it (to pass
+/// on; it is also mailed when a mail server is configured).
+#[Object(
+    guard = "FieldGuard::new(\"CreatedTeamInvitation\", Scope { event: Some(self.invitation.event_id), team: self.invitation.team_id, ..Scope::none() })"
+)]
+impl CreatedTeamInvitation {
+    /// The invitation.
+    async fn invitation(&self) -> Invitation {
+        Invitation(self.invitation.clone())
+    }
+    /// `{public-url}/invite/{token}`: works once, for 72 hours or until the deadline.
+    async fn link(&self) -> &str {
+        &self.link
     }
 }
 

@@ -19,6 +19,7 @@ e2e! {
     register_for_event_obeys_the_events_registration,
     imported_people_are_invited_from_the_command_line,
     the_command_line_mails_invitations_with_send,
+    a_mail_server_that_refuses_leaves_the_message_pending_with_its_error,
     password_reset_tells_nobody_who_has_an_account,
     a_reset_link_works_once_signs_out_everywhere_and_expires,
 }
@@ -825,4 +826,54 @@ async fn the_command_line_mails_invitations_with_send(app: App) {
         .filter(|e| e["node"]["status"] == "sent")
         .count();
     assert_eq!(sent, 2, "{d}");
+}
+
+async fn a_mail_server_that_refuses_leaves_the_message_pending_with_its_error(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let event = import_tiny(&app, &admin, &tag).await;
+    let sink = SmtpSink::refusing("451 4.3.0 try again later").await;
+    let mailing = app.sibling(&["--smtp-url", &sink.url]).await;
+    let email = format!("patient-{tag}@example.org");
+    mailing
+        .ok(
+            Some(&admin),
+            op("InviteToEvent"),
+            json!({ "event": event, "emails": [email], "role": "JUDGE" }),
+        )
+        .await;
+    // The worker tries at once, records the refusal and waits (30 s) before the next try.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let message = loop {
+        let d = app
+            .ok(
+                Some(&admin),
+                "query($e: String!) { event(slug: $e) { outbox(first: 10) { edges { node { to status attempts lastError sentAt } } } } }",
+                json!({ "e": event }),
+            )
+            .await;
+        let node = d["event"]["outbox"]["edges"][0]["node"].clone();
+        // (The attempt is counted when the worker claims the message, the outcome after.)
+        if node["lastError"].is_string() || Instant::now() > deadline {
+            break node;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(message["attempts"], 1, "{message}");
+    assert_eq!(message["status"], "pending", "to be tried again: {message}");
+    assert!(message["sentAt"].is_null(), "{message}");
+    assert!(
+        message["lastError"]
+            .as_str()
+            .is_some_and(|e| e.contains("451")),
+        "the server's answer is kept: {message}"
+    );
+    // The link works meanwhile, copied from the outbox.
+    let token = invitation_link(&app, &admin, &event, &email).await;
+    app.ok(
+        None,
+        op("RedeemInvitation"),
+        json!({ "token": token, "password": PASSWORD }),
+    )
+    .await;
 }

@@ -31,6 +31,17 @@ pub struct SmtpSink {
 
 impl SmtpSink {
     pub async fn start() -> SmtpSink {
+        SmtpSink::answering(None).await
+    }
+
+    /// A receiver that refuses every message with this reply to `MAIL FROM` (say, a
+    /// temporary `451`): what a mail server that is down for a while does.
+    #[allow(dead_code, reason = "used by some test modules only")]
+    pub async fn refusing(reply: &'static str) -> SmtpSink {
+        SmtpSink::answering(Some(reply)).await
+    }
+
+    async fn answering(refusal: Option<&'static str>) -> SmtpSink {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind SMTP sink");
@@ -38,7 +49,7 @@ impl SmtpSink {
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(session(stream, tx.clone()));
+                tokio::spawn(session(stream, tx.clone(), refusal));
             }
         });
         SmtpSink {
@@ -64,7 +75,11 @@ impl SmtpSink {
     }
 }
 
-async fn session(stream: TcpStream, tx: mpsc::UnboundedSender<Mail>) {
+async fn session(
+    stream: TcpStream,
+    tx: mpsc::UnboundedSender<Mail>,
+    refusal: Option<&'static str>,
+) {
     let (r, mut w) = stream.into_split();
     let mut lines = BufReader::new(r).lines();
     let mut from = String::new();
@@ -81,6 +96,13 @@ async fn session(stream: TcpStream, tx: mpsc::UnboundedSender<Mail>) {
         let reply: &[u8] = match verb.as_str() {
             "EHLO" => b"250-sink\r\n250-8BITMIME\r\n250 SMTPUTF8\r\n",
             "HELO" | "RSET" | "NOOP" => b"250 OK\r\n",
+            "MAIL" if refusal.is_some() => {
+                let reply = format!("{}\r\n", refusal.unwrap_or_default());
+                if w.write_all(reply.as_bytes()).await.is_err() {
+                    return;
+                }
+                continue;
+            }
             "MAIL" => {
                 from = line[line.find(':').map_or(0, |i| i + 1)..]
                     .trim()

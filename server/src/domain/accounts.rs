@@ -1,7 +1,7 @@
 //! Accounts: sign-up, log-in with throttling, sessions, personal API tokens, site admins.
 
 use chrono::Duration;
-use entity::{api_token, email_confirmation, login_throttle, password_reset, session, user};
+use entity::{api_token, login_throttle, session, user};
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait,
     DatabaseConnection, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder,
@@ -71,7 +71,7 @@ pub async fn sign_up<C: ConnectionTrait>(
     }
     .insert(txn)
     .await?;
-    send_confirmation(txn, &u, &u.email, links).await?;
+    super::recovery::send_confirmation(txn, &u, &u.email, links).await?;
     let token = new_session(txn, u.id).await?;
     audit::append(
         txn,
@@ -122,7 +122,7 @@ pub const ACCOUNT_FACTOR: i32 = 10;
 /// See [`ADDRESS_FACTOR`].
 pub const KNOWN_ADDRESS_DAYS: i64 = 90;
 
-struct Buckets {
+pub(super) struct Buckets {
     pair: String,
     addr: String,
     acct: String,
@@ -130,7 +130,7 @@ struct Buckets {
 }
 
 impl Buckets {
-    fn new(email: &str, client: &str) -> Buckets {
+    pub(super) fn new(email: &str, client: &str) -> Buckets {
         Buckets {
             pair: format!("pair:{email}|{client}"),
             addr: format!("addr:{client}"),
@@ -142,7 +142,7 @@ impl Buckets {
 
 /// Locks `bucket`'s row (creating it) and returns it with its window restarted if it
 /// expired.
-async fn locked_bucket<C: ConnectionTrait>(
+pub(super) async fn locked_bucket<C: ConnectionTrait>(
     txn: &C,
     bucket: &str,
     t: chrono::DateTime<chrono::Utc>,
@@ -173,14 +173,20 @@ async fn locked_bucket<C: ConnectionTrait>(
     Ok(row)
 }
 
-fn retry_after(row: &login_throttle::Model, t: chrono::DateTime<chrono::Utc>) -> AppError {
+pub(super) fn retry_after(
+    row: &login_throttle::Model,
+    t: chrono::DateTime<chrono::Utc>,
+) -> AppError {
     let elapsed = (t - row.window_start).num_seconds();
     AppError::RateLimited {
         retry_after: (THROTTLE_WINDOW_SECS - elapsed).max(1) as u64,
     }
 }
 
-async fn save_bucket<C: ConnectionTrait>(txn: &C, row: login_throttle::Model) -> AppResult<()> {
+pub(super) async fn save_bucket<C: ConnectionTrait>(
+    txn: &C,
+    row: login_throttle::Model,
+) -> AppResult<()> {
     login_throttle::ActiveModel {
         bucket: Set(row.bucket),
         window_start: Set(row.window_start),
@@ -193,7 +199,7 @@ async fn save_bucket<C: ConnectionTrait>(txn: &C, row: login_throttle::Model) ->
 
 /// Takes one attempt's slot in each bucket, or refuses with RATE_LIMITED. Committed before
 /// the password is checked: a refused or failed log-in writes only its count.
-async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {
+pub(super) async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {
     let txn = db.write().await?;
     let t = clock(&txn).await?;
     let mut pair = locked_bucket(&txn, &b.pair, t).await?;
@@ -226,7 +232,7 @@ async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<
 
 /// After a successful log-in, inside its transaction: clear the pair bucket, give the slot
 /// back to the address and account buckets, and remember the address as the owner's.
-async fn forgive_attempt<C: ConnectionTrait>(txn: &C, b: &Buckets) -> AppResult<()> {
+pub(super) async fn forgive_attempt<C: ConnectionTrait>(txn: &C, b: &Buckets) -> AppResult<()> {
     let t = clock(txn).await?;
     login_throttle::Entity::delete_by_id(b.pair.clone())
         .exec(txn)
@@ -546,424 +552,4 @@ pub async fn mint_token<C: ConnectionTrait>(
         .ok_or(AppError::NotFound("user"))?;
     let (_, raw) = create_api_token(txn, &Actor { user: u }, label, scope, expires_at).await?;
     Ok(raw)
-}
-
-/// How long a password-reset link works.
-pub const RESET_MINUTES: i64 = 30;
-/// Reset requests per email, and per client address ([`RESET_ADDRESS_FACTOR`] times as
-/// many), per throttle window.
-pub const RESET_REQUESTS: i32 = 5;
-/// See [`RESET_REQUESTS`].
-pub const RESET_ADDRESS_FACTOR: i32 = 4;
-/// `requestPasswordReset` answers no sooner than this, whether or not the account exists,
-/// so its time says nothing either.
-pub const RESET_ANSWER_MS: u64 = 250;
-
-/// `requestPasswordReset`: when an account has `email`, writes a single-use link that works
-/// for [`RESET_MINUTES`] to the outbox. The answer is the same, and takes the same time,
-/// whether or not the account exists; both append one audit entry. Throttled per email and
-/// per address (RATE_LIMITED), counted before anything is looked up.
-pub async fn request_password_reset(
-    db: &crate::db::Db,
-    email: &str,
-    client: &str,
-    links: &super::outbox::Links,
-) -> AppResult<()> {
-    let started = tokio::time::Instant::now();
-    let email = validate::email("email", email)?;
-    {
-        let txn = db.write().await?;
-        let t = clock(&txn).await?;
-        let mut per_email = locked_bucket(&txn, &format!("reset:{email}"), t).await?;
-        if per_email.failures >= RESET_REQUESTS {
-            return Err(retry_after(&per_email, t));
-        }
-        let mut per_addr = locked_bucket(&txn, &format!("resetaddr:{client}"), t).await?;
-        if per_addr.failures >= RESET_REQUESTS * RESET_ADDRESS_FACTOR {
-            return Err(retry_after(&per_addr, t));
-        }
-        per_email.failures += 1;
-        per_addr.failures += 1;
-        save_bucket(&txn, per_email).await?;
-        save_bucket(&txn, per_addr).await?;
-        txn.commit().await?;
-    }
-    let txn = db.write().await?;
-    let entry = match super::user_by_email(&txn, &email).await? {
-        Some(u) => {
-            let token = bearer_token("vr_");
-            let t = clock(&txn).await?;
-            password_reset::ActiveModel {
-                user_id: Set(u.id),
-                token_hash: Set(sha256_hex(token.as_bytes())),
-                created_at: Set(t),
-                expires_at: Set(t + Duration::minutes(RESET_MINUTES)),
-                used_at: Set(None),
-                ..Default::default()
-            }
-            .insert(&txn)
-            .await?;
-            let message = super::outbox::password_reset(&email, &links.reset(&token));
-            super::outbox::enqueue(&txn, message, None, None).await?;
-            Entry::new("password_reset.requested", "user", &u.public_id)
-        }
-        // Nothing to send; the entry names the address only by its hash.
-        None => Entry::new(
-            "password_reset.requested",
-            "email",
-            &sha256_hex(email.as_bytes()),
-        ),
-    };
-    audit::append(&txn, entry).await?;
-    txn.commit().await?;
-    tokio::time::sleep_until(started + std::time::Duration::from_millis(RESET_ANSWER_MS)).await;
-    Ok(())
-}
-
-/// `resetPassword`: sets the password of the link's account, revokes every session and API
-/// token it has, and signs in with a new session. An unknown link is NOT_FOUND, a used one
-/// CONFLICT, an expired one WINDOW_CLOSED.
-pub async fn reset_password<C: ConnectionTrait>(
-    txn: &C,
-    token: &str,
-    new_password: &str,
-) -> AppResult<(user::Model, String)> {
-    let hash = sha256_hex(token.trim().as_bytes());
-    let reset = password_reset::Entity::find()
-        .filter(password_reset::Column::TokenHash.eq(&hash))
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("password reset link"))?;
-    let t = clock(txn).await?;
-    if reset.used_at.is_some() {
-        return Err(AppError::conflict("this reset link was already used"));
-    }
-    if reset.expires_at <= t {
-        return Err(AppError::WindowClosed(
-            "this reset link has expired; ask for a new one".into(),
-        ));
-    }
-    validate::password("password", new_password)?;
-    // The conditional update makes the link single-use, however many requests race.
-    let claimed = password_reset::Entity::update_many()
-        .col_expr(
-            password_reset::Column::UsedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(password_reset::Column::Id.eq(reset.id))
-        .filter(password_reset::Column::UsedAt.is_null())
-        .exec(txn)
-        .await?;
-    if claimed.rows_affected != 1 {
-        return Err(AppError::conflict("this reset link was already used"));
-    }
-    let u = user::Entity::find_by_id(reset.user_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("account"))?;
-    let pass_hash = password::hash(new_password).map_err(AppError::Internal)?;
-    let mut am = u.into_active_model();
-    am.password_hash = Set(Some(pass_hash));
-    // The link reached the address: it is confirmed.
-    am.email_confirmed_at = Set(Some(t));
-    let u = am.update(txn).await?;
-    let sessions = session::Entity::update_many()
-        .col_expr(
-            session::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(session::Column::UserId.eq(u.id))
-        .filter(session::Column::RevokedAt.is_null())
-        .exec(txn)
-        .await?;
-    let tokens = api_token::Entity::update_many()
-        .col_expr(
-            api_token::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(api_token::Column::UserId.eq(u.id))
-        .filter(api_token::Column::RevokedAt.is_null())
-        .exec(txn)
-        .await?;
-    let token = new_session(txn, u.id).await?;
-    audit::append(
-        txn,
-        Entry::new("user.password_reset", "user", &u.public_id)
-            .by(&u.public_id)
-            .with(json!({
-                "sessions_revoked": sessions.rows_affected,
-                "api_tokens_revoked": tokens.rows_affected,
-            })),
-    )
-    .await?;
-    Ok((u, token))
-}
-
-/// How long an email-confirmation link works.
-pub const CONFIRM_HOURS: i64 = 48;
-
-/// Writes a confirmation link for `email` (the account's own, or the one it changes to)
-/// and its message to the outbox.
-async fn send_confirmation<C: ConnectionTrait>(
-    txn: &C,
-    u: &user::Model,
-    email: &str,
-    links: &super::outbox::Links,
-) -> AppResult<()> {
-    let token = bearer_token("vc_");
-    let t = clock(txn).await?;
-    email_confirmation::ActiveModel {
-        user_id: Set(u.id),
-        email: Set(email.to_owned()),
-        token_hash: Set(sha256_hex(token.as_bytes())),
-        created_at: Set(t),
-        expires_at: Set(t + Duration::hours(CONFIRM_HOURS)),
-        used_at: Set(None),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
-    let message = super::outbox::email_confirmation(email, &links.confirm(&token));
-    super::outbox::enqueue(txn, message, None, None).await?;
-    Ok(())
-}
-
-/// `confirmEmail`: the link's address is confirmed as its account's. For an email change,
-/// the account's address becomes the new one (CONFLICT if another account took it
-/// meanwhile) and the old address is told. An unknown link is NOT_FOUND, a used one
-/// CONFLICT, an expired one WINDOW_CLOSED.
-pub async fn confirm_email<C: ConnectionTrait>(txn: &C, token: &str) -> AppResult<user::Model> {
-    let hash = sha256_hex(token.trim().as_bytes());
-    let c = email_confirmation::Entity::find()
-        .filter(email_confirmation::Column::TokenHash.eq(&hash))
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("confirmation link"))?;
-    let t = clock(txn).await?;
-    if c.used_at.is_some() {
-        return Err(AppError::conflict(
-            "this confirmation link was already used",
-        ));
-    }
-    if c.expires_at <= t {
-        return Err(AppError::WindowClosed(
-            "this confirmation link has expired; ask for a new one".into(),
-        ));
-    }
-    let claimed = email_confirmation::Entity::update_many()
-        .col_expr(
-            email_confirmation::Column::UsedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(email_confirmation::Column::Id.eq(c.id))
-        .filter(email_confirmation::Column::UsedAt.is_null())
-        .exec(txn)
-        .await?;
-    if claimed.rows_affected != 1 {
-        return Err(AppError::conflict(
-            "this confirmation link was already used",
-        ));
-    }
-    let u = user::Entity::find_by_id(c.user_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("account"))?;
-    let old = u.email.clone();
-    let changing = c.email != old;
-    if changing && super::user_by_email(txn, &c.email).await?.is_some() {
-        return Err(AppError::conflict(
-            "another account has this address now; nothing was changed",
-        ));
-    }
-    let mut am = u.into_active_model();
-    am.email = Set(c.email.clone());
-    am.email_confirmed_at = Set(Some(t));
-    let u = am.update(txn).await?;
-    if changing {
-        super::outbox::enqueue(
-            txn,
-            super::outbox::email_changed(&old, &u.email),
-            None,
-            None,
-        )
-        .await?;
-    }
-    audit::append(
-        txn,
-        Entry::new(
-            if changing {
-                "user.email_changed"
-            } else {
-                "user.email_confirmed"
-            },
-            "user",
-            &u.public_id,
-        )
-        .by(&u.public_id),
-    )
-    .await?;
-    Ok(u)
-}
-
-/// `resendConfirmation`: a new link for the caller's unconfirmed address (CONFLICT when it
-/// is confirmed). Throttled like reset requests, per account.
-pub async fn resend_confirmation(
-    db: &crate::db::Db,
-    actor: &Actor,
-    links: &super::outbox::Links,
-) -> AppResult<()> {
-    let txn = db.write().await?;
-    let u = user::Entity::find_by_id(actor.user.id)
-        .one(&txn)
-        .await?
-        .ok_or(AppError::NotFound("account"))?;
-    if u.email_confirmed_at.is_some() {
-        return Err(AppError::conflict("your address is already confirmed"));
-    }
-    let t = clock(&txn).await?;
-    let mut bucket = locked_bucket(&txn, &format!("confirm:{}", u.id), t).await?;
-    if bucket.failures >= RESET_REQUESTS {
-        return Err(retry_after(&bucket, t));
-    }
-    bucket.failures += 1;
-    save_bucket(&txn, bucket).await?;
-    send_confirmation(&txn, &u, &u.email, links).await?;
-    audit::append(
-        &txn,
-        Entry::new("user.confirmation_sent", "user", &u.public_id).by(&u.public_id),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
-}
-
-/// Checks the caller's current password, throttled as a log-in is (so a stolen session
-/// cannot guess it faster than a log-in could). BAD_USER_INPUT on `field` when wrong.
-async fn check_current_password(
-    db: &crate::db::Db,
-    actor: &Actor,
-    current: &str,
-    client: &str,
-    limit: i32,
-    field: &str,
-) -> AppResult<Buckets> {
-    let buckets = Buckets::new(&actor.user.email, client);
-    take_attempt(db, &buckets, limit).await?;
-    let stored = user::Entity::find_by_id(actor.user.id)
-        .one(&db.conn)
-        .await?
-        .and_then(|u| u.password_hash);
-    let given = current.to_owned();
-    let ok = tokio::task::spawn_blocking(move || password::verify(&given, stored.as_deref()))
-        .await
-        .map_err(|e| AppError::Internal(e.to_string()))?;
-    if !ok {
-        return Err(AppError::bad_input(field, "is not your current password"));
-    }
-    Ok(buckets)
-}
-
-/// `changePassword`: needs the current password; every other session of the account is
-/// revoked (the one making the change stays; API tokens stay, like the operator's reset).
-pub async fn change_password(
-    db: &crate::db::Db,
-    actor: &Actor,
-    current: &str,
-    new_password: &str,
-    keep: Option<i64>,
-    client: &str,
-    limit: i32,
-) -> AppResult<u64> {
-    validate::password("newPassword", new_password)?;
-    let buckets =
-        check_current_password(db, actor, current, client, limit, "currentPassword").await?;
-    let hash = password::hash(new_password).map_err(AppError::Internal)?;
-    let txn = db.write().await?;
-    forgive_attempt(&txn, &buckets).await?;
-    let t = clock(&txn).await?;
-    user::Entity::update_many()
-        .col_expr(
-            user::Column::PasswordHash,
-            sea_orm::sea_query::Expr::value(hash),
-        )
-        .filter(user::Column::Id.eq(actor.user.id))
-        .exec(&txn)
-        .await?;
-    let mut others = session::Entity::update_many()
-        .col_expr(
-            session::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(session::Column::UserId.eq(actor.user.id))
-        .filter(session::Column::RevokedAt.is_null());
-    if let Some(id) = keep {
-        others = others.filter(session::Column::Id.ne(id));
-    }
-    let revoked = others.exec(&txn).await?.rows_affected;
-    audit::append(
-        &txn,
-        Entry::new("user.password_changed", "user", actor.public_id())
-            .by(actor.public_id())
-            .with(json!({ "sessions_revoked": revoked })),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(revoked)
-}
-
-/// `updateProfile`: the caller's display name.
-pub async fn update_profile<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    display_name: &str,
-) -> AppResult<user::Model> {
-    let name = validate::name("displayName", display_name, 100)?;
-    let u = user::Entity::find_by_id(actor.user.id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("account"))?;
-    let mut am = u.into_active_model();
-    am.display_name = Set(name.clone());
-    let u = am.update(txn).await?;
-    audit::append(
-        txn,
-        Entry::new("user.profile_updated", "user", &u.public_id)
-            .by(&u.public_id)
-            .with(json!({ "display_name": name })),
-    )
-    .await?;
-    Ok(u)
-}
-
-/// `changeEmail`: needs the current password; mails a confirmation link to the new
-/// address, and the address changes only when it is used (the old address is then told).
-/// CONFLICT when another account has the new address.
-pub async fn change_email(
-    db: &crate::db::Db,
-    actor: &Actor,
-    new_email: &str,
-    current: &str,
-    client: &str,
-    limit: i32,
-    links: &super::outbox::Links,
-) -> AppResult<()> {
-    let email = validate::email("newEmail", new_email)?;
-    if email == actor.user.email {
-        return Err(AppError::bad_input("newEmail", "is already your address"));
-    }
-    let buckets =
-        check_current_password(db, actor, current, client, limit, "currentPassword").await?;
-    let txn = db.write().await?;
-    forgive_attempt(&txn, &buckets).await?;
-    if super::user_by_email(&txn, &email).await?.is_some() {
-        return Err(AppError::conflict("another account has this address"));
-    }
-    send_confirmation(&txn, &actor.user, &email, links).await?;
-    audit::append(
-        &txn,
-        Entry::new("user.email_change_requested", "user", actor.public_id()).by(actor.public_id()),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
 }

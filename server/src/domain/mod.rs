@@ -21,6 +21,7 @@ pub mod judging;
 pub mod moderation;
 pub mod outbox;
 pub mod projects;
+pub mod recovery;
 pub mod results;
 pub mod teams;
 pub mod validate;

@@ -5,6 +5,7 @@ use async_graphql::{Context, ID, Object};
 
 use super::write::{begin, commit};
 use crate::domain::accounts::{self, Credential};
+use crate::domain::recovery;
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -176,7 +177,7 @@ impl AccountMutation {
         #[graphql(desc = "The token: the last part of the confirmation link.")] token: String,
     ) -> async_graphql::Result<bool> {
         let txn = begin(ctx).await?;
-        accounts::confirm_email(&txn, &token).await.gql(ctx)?;
+        recovery::confirm_email(&txn, &token).await.gql(ctx)?;
         commit(ctx, txn).await?;
         ctx.services().mail.wake();
         Ok(true)
@@ -186,7 +187,7 @@ impl AccountMutation {
     /// confirmed; RATE_LIMITED after 5 in 15 minutes).
     async fn resend_confirmation(&self, ctx: &Context<'_>) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
-        accounts::resend_confirmation(ctx.db(), &actor, &ctx.services().links)
+        recovery::resend_confirmation(ctx.db(), &actor, &ctx.services().links)
             .await
             .gql(ctx)?;
         ctx.services().mail.wake();
@@ -210,7 +211,7 @@ impl AccountMutation {
             _ => None,
         };
         let limit = ctx.services().limits.login_attempts;
-        let revoked = accounts::change_password(
+        let revoked = recovery::change_password(
             ctx.db(),
             &actor,
             &current_password,
@@ -236,7 +237,7 @@ impl AccountMutation {
     ) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
         let limit = ctx.services().limits.login_attempts;
-        accounts::change_email(
+        recovery::change_email(
             ctx.db(),
             &actor,
             &new_email,
@@ -259,7 +260,7 @@ impl AccountMutation {
     ) -> async_graphql::Result<User> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let u = accounts::update_profile(&txn, &actor, &display_name)
+        let u = recovery::update_profile(&txn, &actor, &display_name)
             .await
             .gql(ctx)?;
         commit(ctx, txn).await?;

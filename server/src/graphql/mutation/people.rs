@@ -5,7 +5,7 @@ use async_graphql::{Context, ID, Object};
 
 use super::account::session_cookie;
 use super::write::{begin, commit, event_of};
-use crate::domain::{accounts, invitations};
+use crate::domain::{accounts, invitations, recovery};
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
@@ -162,7 +162,7 @@ impl PeopleMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The account's email.")] email: String,
     ) -> async_graphql::Result<bool> {
-        accounts::request_password_reset(ctx.db(), &email, &ctx.rc().client, &ctx.services().links)
+        recovery::request_password_reset(ctx.db(), &email, &ctx.rc().client, &ctx.services().links)
             .await
             .gql(ctx)?;
         ctx.services().mail.wake();
@@ -180,7 +180,7 @@ impl PeopleMutation {
         #[graphql(desc = "The new password: 10 to 256 characters.")] password: String,
     ) -> async_graphql::Result<Session> {
         let txn = begin(ctx).await?;
-        let (user, token) = accounts::reset_password(&txn, &token, &password)
+        let (user, token) = recovery::reset_password(&txn, &token, &password)
             .await
             .gql(ctx)?;
         commit(ctx, txn).await?;

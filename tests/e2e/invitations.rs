@@ -20,6 +20,7 @@ e2e! {
     imported_people_are_invited_from_the_command_line,
     the_command_line_mails_invitations_with_send,
     a_mail_server_that_refuses_leaves_the_message_pending_with_its_error,
+    reset_requests_are_throttled_per_address ["--trusted-proxies", "127.0.0.1"],
     password_reset_tells_nobody_who_has_an_account,
     a_reset_link_works_once_signs_out_everywhere_and_expires,
 }
@@ -876,4 +877,30 @@ async fn a_mail_server_that_refuses_leaves_the_message_pending_with_its_error(ap
         json!({ "token": token, "password": PASSWORD }),
     )
     .await;
+}
+
+async fn reset_requests_are_throttled_per_address(app: App) {
+    let tag = unique();
+    let ask = async |email: String, from: &str| {
+        let body = json!({ "query": op("RequestPasswordReset"), "variables": { "email": email } });
+        app.post_raw(
+            body.to_string(),
+            "application/json",
+            &[("x-forwarded-for", from)],
+        )
+        .await
+        .json()
+    };
+    // One address may ask for 20 resets per window, whichever addresses they are for.
+    let answers =
+        join_all((0..20).map(|i| ask(format!("someone-{i}-{tag}@example.org"), "203.0.113.7")))
+            .await;
+    for a in &answers {
+        assert_eq!(a["data"]["requestPasswordReset"], true, "{a}");
+    }
+    let r = ask(format!("one-more-{tag}@example.org"), "203.0.113.7").await;
+    assert_code(&r, "RATE_LIMITED");
+    // Another address is not held up by it.
+    let r = ask(format!("one-more-{tag}@example.org"), "198.51.100.9").await;
+    assert_eq!(r["data"]["requestPasswordReset"], true, "{r}");
 }

@@ -583,6 +583,14 @@ async fn password_and_email_changes_need_the_current_password(app: App) {
     let (here, _) = app.sign_up_full(email).await;
     let elsewhere = app.log_in(email, PASSWORD).await;
     app.sign_up("taken@example.org").await;
+    // A browser tab elsewhere holds a websocket with the other session; this one holds one
+    // with the session making the change.
+    let mut there_ws = app
+        .ws(json!({ "authorization": format!("Bearer {elsewhere}") }))
+        .await;
+    let mut here_ws = app
+        .ws(json!({ "authorization": format!("Bearer {here}") }))
+        .await;
 
     // The password: the current one is required; other sessions end, this one stays.
     let change =
@@ -608,6 +616,19 @@ async fn password_and_email_changes_need_the_current_password(app: App) {
         .await;
     assert_eq!(d["changePassword"], 1, "one other session revoked");
     assert_signed_out(&viewer_with(&app, &elsewhere).await);
+    let (_, close) = there_ws
+        .until_closed(std::time::Duration::from_secs(10))
+        .await;
+    assert_eq!(close, Some(4403), "the ended session's socket is closed");
+    here_ws.subscribe("v", CONFLICTED_VIEW, json!({})).await;
+    let msg = here_ws
+        .next_json(std::time::Duration::from_secs(10))
+        .await
+        .expect("the changing session's socket still answers");
+    assert_eq!(
+        msg["payload"]["data"]["viewer"]["user"]["email"], email,
+        "{msg}"
+    );
     assert!(data(&viewer_with(&app, &here).await)["viewer"].is_object());
     assert_code(
         &app.gql(op("LogIn"), json!({ "email": email, "password": PASSWORD }))

@@ -26,6 +26,12 @@ pub enum BusEvent {
         user_id: i64,
         credential: Option<Credential>,
     },
+    /// Every session of the user but `except` ended (a password change): the websockets
+    /// signed in with those sessions are closed; API tokens stay.
+    SessionsEnded {
+        user_id: i64,
+        except: Option<Credential>,
+    },
 }
 
 impl BusEvent {
@@ -35,7 +41,7 @@ impl BusEvent {
             BusEvent::ProjectSubmitted { event_id, .. }
             | BusEvent::JudgingChanged { event_id }
             | BusEvent::ResultsPublished { event_id, .. } => Some(*event_id),
-            BusEvent::AccessRevoked { .. } => None,
+            BusEvent::AccessRevoked { .. } | BusEvent::SessionsEnded { .. } => None,
         }
     }
 }

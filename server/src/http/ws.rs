@@ -226,6 +226,11 @@ async fn revokes(
             user_id,
             credential,
         }) => user.id == user_id && credential.is_none_or(|c| &c == own),
+        Ok(BusEvent::SessionsEnded { user_id, except }) => {
+            user.id == user_id
+                && matches!(own, accounts::Credential::Session { .. })
+                && except.as_ref() != Some(own)
+        }
         Ok(_) | Err(RecvError::Closed) => false,
         // A revocation may be among the missed events: ask the database about the
         // credential (a missed role change is caught by the per-message checks).

@@ -222,6 +222,11 @@ impl AccountMutation {
         )
         .await
         .gql(ctx)?;
+        // After the commit: close the websockets of the sessions that ended.
+        ctx.services().bus.publish(BusEvent::SessionsEnded {
+            user_id: actor.user.id,
+            except: keep.map(|id| Credential::Session { id }),
+        });
         Ok(i32::try_from(revoked).unwrap_or(i32::MAX))
     }
 

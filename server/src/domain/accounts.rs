@@ -97,6 +97,36 @@ pub(crate) async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> Ap
     Ok(token)
 }
 
+/// Ends every live session of `user_id` but `keep`, at `at`; returns how many ended. The
+/// caller tells open websockets (`BusEvent::AccessRevoked` or `SessionsEnded`) after commit.
+pub(super) async fn end_sessions<C: ConnectionTrait>(
+    txn: &C,
+    user_id: i64,
+    keep: Option<i64>,
+    at: chrono::DateTime<chrono::Utc>,
+) -> AppResult<u64> {
+    let mut live = session::Entity::update_many()
+        .col_expr(
+            session::Column::RevokedAt,
+            sea_orm::sea_query::Expr::value(at),
+        )
+        .filter(session::Column::UserId.eq(user_id))
+        .filter(session::Column::RevokedAt.is_null());
+    if let Some(id) = keep {
+        live = live.filter(session::Column::Id.ne(id));
+    }
+    Ok(live.exec(txn).await?.rows_affected)
+}
+
+/// Checks `pass` against a stored hash (none: checks against a dummy, so an unknown
+/// account costs the same) off the async runtime: argon2 is CPU-bound.
+pub(super) async fn verify_password(pass: &str, stored: Option<String>) -> AppResult<bool> {
+    let pass = pass.to_owned();
+    tokio::task::spawn_blocking(move || password::verify(&pass, stored.as_deref()))
+        .await
+        .map_err(|e| AppError::Internal(e.to_string()))
+}
+
 /// Log-in throttling, counted in the database so it holds across server processes.
 ///
 /// Every attempt takes a slot BEFORE the password is checked, in one short write
@@ -263,10 +293,7 @@ pub async fn log_in(
     take_attempt(db, &buckets, limit).await?;
     let found = super::user_by_email(&db.conn, &email).await?;
     let stored = found.as_ref().and_then(|u| u.password_hash.clone());
-    let pass_owned = pass.to_owned();
-    let ok = tokio::task::spawn_blocking(move || password::verify(&pass_owned, stored.as_deref()))
-        .await
-        .map_err(|e| AppError::Internal(e.to_string()))?;
+    let ok = verify_password(pass, stored).await?;
     let Some(u) = found.filter(|_| ok) else {
         return Err(AppError::BadCredentials);
     };
@@ -484,19 +511,11 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
     let mut am = u.clone().into_active_model();
     am.password_hash = Set(Some(hash));
     am.update(txn).await?;
-    let revoked = session::Entity::update_many()
-        .col_expr(
-            session::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(clock(txn).await?),
-        )
-        .filter(session::Column::UserId.eq(u.id))
-        .filter(session::Column::RevokedAt.is_null())
-        .exec(txn)
-        .await?;
+    let revoked = end_sessions(txn, u.id, None, clock(txn).await?).await?;
     audit::append(
         txn,
         Entry::new("user.password_reset_by_operator", "user", &u.public_id)
-            .with(json!({ "sessions_revoked": revoked.rows_affected })),
+            .with(json!({ "sessions_revoked": revoked })),
     )
     .await?;
     Ok(pass)

@@ -4,7 +4,7 @@
 //! log-in throttle these flows share.
 
 use chrono::Duration;
-use entity::{api_token, email_confirmation, password_reset, session, user};
+use entity::{api_token, email_confirmation, password_reset, user};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
     QueryFilter,
@@ -12,7 +12,8 @@ use sea_orm::{
 use serde_json::json;
 
 use super::accounts::{
-    Buckets, forgive_attempt, locked_bucket, new_session, retry_after, save_bucket, take_attempt,
+    Buckets, end_sessions, forgive_attempt, locked_bucket, new_session, retry_after, save_bucket,
+    take_attempt, verify_password,
 };
 use super::{Actor, clock, validate};
 use crate::audit::{self, Entry};
@@ -138,15 +139,7 @@ pub async fn reset_password<C: ConnectionTrait>(
     // The link reached the address: it is confirmed.
     am.email_confirmed_at = Set(Some(t));
     let u = am.update(txn).await?;
-    let sessions = session::Entity::update_many()
-        .col_expr(
-            session::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(session::Column::UserId.eq(u.id))
-        .filter(session::Column::RevokedAt.is_null())
-        .exec(txn)
-        .await?;
+    let sessions = end_sessions(txn, u.id, None, t).await?;
     let tokens = api_token::Entity::update_many()
         .col_expr(
             api_token::Column::RevokedAt,
@@ -162,7 +155,7 @@ pub async fn reset_password<C: ConnectionTrait>(
         Entry::new("user.password_reset", "user", &u.public_id)
             .by(&u.public_id)
             .with(json!({
-                "sessions_revoked": sessions.rows_affected,
+                "sessions_revoked": sessions,
                 "api_tokens_revoked": tokens.rows_affected,
             })),
     )
@@ -324,10 +317,7 @@ async fn check_current_password(
         .one(&db.conn)
         .await?
         .and_then(|u| u.password_hash);
-    let given = current.to_owned();
-    let ok = tokio::task::spawn_blocking(move || password::verify(&given, stored.as_deref()))
-        .await
-        .map_err(|e| AppError::Internal(e.to_string()))?;
+    let ok = verify_password(current, stored).await?;
     if !ok {
         return Err(AppError::bad_input(field, "is not your current password"));
     }
@@ -360,17 +350,7 @@ pub async fn change_password(
         .filter(user::Column::Id.eq(actor.user.id))
         .exec(&txn)
         .await?;
-    let mut others = session::Entity::update_many()
-        .col_expr(
-            session::Column::RevokedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .filter(session::Column::UserId.eq(actor.user.id))
-        .filter(session::Column::RevokedAt.is_null());
-    if let Some(id) = keep {
-        others = others.filter(session::Column::Id.ne(id));
-    }
-    let revoked = others.exec(&txn).await?.rows_affected;
+    let revoked = end_sessions(&txn, actor.user.id, keep, t).await?;
     audit::append(
         &txn,
         Entry::new("user.password_changed", "user", actor.public_id())

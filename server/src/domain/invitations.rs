@@ -9,7 +9,7 @@
 
 use chrono::Duration;
 use entity::invitation::{self, InvitationStatus};
-use entity::{event, membership, team, team_member, user};
+use entity::{event, membership, team, user};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
@@ -491,11 +491,7 @@ pub async fn redeem<C: ConnectionTrait>(
             .one(txn)
             .await?
             .ok_or(AppError::NotFound("team"))?;
-        if t >= e.submissions_close {
-            return Err(AppError::WindowClosed(
-                "the submission deadline has passed: teams can no longer change".into(),
-            ));
-        }
+        super::teams::require_teams_open(&e, t)?;
         super::teams::add_with_room(txn, &tm, &e, u.id).await?;
     }
     let mut am = inv.into_active_model();
@@ -530,24 +526,10 @@ pub async fn invite_to_team<C: ConnectionTrait>(
 ) -> AppResult<(invitation::Model, String)> {
     let e = super::lock_event(txn, tm.event_id).await?;
     let email = validate::email("email", email)?;
-    let organizer = require_organizer(txn, actor, &e).await.is_ok();
-    if !organizer {
-        let member = team_member::Entity::find()
-            .filter(team_member::Column::TeamId.eq(tm.id))
-            .filter(team_member::Column::UserId.eq(actor.user.id))
-            .one(txn)
-            .await?
-            .is_some();
-        if !member {
-            return Err(AppError::forbidden(
-                "only the team's members and the event's organizers invite to it",
-            ));
-        }
-    }
-    if clock(txn).await? >= e.submissions_close {
-        return Err(AppError::WindowClosed(
-            "the submission deadline has passed: teams can no longer change".into(),
-        ));
+    // Members until the deadline; organizers too, since a link made after it could never
+    // be used.
+    if super::teams::team_actor(txn, actor, tm, &e).await? {
+        super::teams::require_teams_open(&e, clock(txn).await?)?;
     }
     let (inv, token) = issue(
         txn,

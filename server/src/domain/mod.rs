@@ -119,17 +119,25 @@ pub async fn roles_in<C: ConnectionTrait>(
     Ok(rows.iter().map(|m| m.role).collect())
 }
 
+/// Whether `actor` organizes `event` (or is a site admin).
+pub async fn is_organizer<C: ConnectionTrait>(
+    db: &C,
+    actor: &Actor,
+    event: &event::Model,
+) -> AppResult<bool> {
+    Ok(actor.user.is_site_admin
+        || roles_in(db, actor.user.id, event.id)
+            .await?
+            .contains(&Role::Organizer))
+}
+
 /// Refuses unless `actor` organizes `event` (or is a site admin).
 pub async fn require_organizer<C: ConnectionTrait>(
     db: &C,
     actor: &Actor,
     event: &event::Model,
 ) -> AppResult<()> {
-    if actor.user.is_site_admin
-        || roles_in(db, actor.user.id, event.id)
-            .await?
-            .contains(&Role::Organizer)
-    {
+    if is_organizer(db, actor, event).await? {
         Ok(())
     } else {
         Err(AppError::forbidden(

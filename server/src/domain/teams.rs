@@ -72,6 +72,37 @@ pub fn code_expiry(e: &event::Model, now: DateTime<Utc>) -> DateTime<Utc> {
     (now + chrono::Duration::hours(INVITE_CODE_HOURS)).min(e.submissions_close)
 }
 
+/// Teams may form and change before submissions open, but not after the deadline: a
+/// person joining then would co-author a project they could not have worked on.
+pub(super) fn require_teams_open(e: &event::Model, at: DateTime<Utc>) -> AppResult<()> {
+    if at >= e.submissions_close {
+        return Err(AppError::WindowClosed(
+            "the submission deadline has passed: teams can no longer change".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `user_id` is on team `team_id`.
+async fn on_team<C: ConnectionTrait>(txn: &C, team_id: i64, user_id: i64) -> AppResult<bool> {
+    Ok(team_member::Entity::find()
+        .filter(team_member::Column::TeamId.eq(team_id))
+        .filter(team_member::Column::UserId.eq(user_id))
+        .count(txn)
+        .await?
+        > 0)
+}
+
+/// Takes `user_id` off team `team_id`.
+async fn take_off<C: ConnectionTrait>(txn: &C, team_id: i64, user_id: i64) -> AppResult<()> {
+    team_member::Entity::delete_many()
+        .filter(team_member::Column::TeamId.eq(team_id))
+        .filter(team_member::Column::UserId.eq(user_id))
+        .exec(txn)
+        .await?;
+    Ok(())
+}
+
 /// One team per person per event, and no judge of the event on a team.
 async fn check_free_to_join<C: ConnectionTrait>(
     txn: &C,
@@ -168,13 +199,7 @@ pub async fn join_team<C: ConnectionTrait>(
             "register for this event before joining a team",
         ));
     }
-    // Teams may form before submissions open, but not after the deadline: joining then
-    // would make someone a co-author of a project they could not have worked on.
-    if clock(txn).await? >= e.submissions_close {
-        return Err(AppError::WindowClosed(
-            "the submission deadline has passed: teams can no longer change".into(),
-        ));
-    }
+    require_teams_open(&e, clock(txn).await?)?;
     add_with_room(txn, &t, &e, actor.user.id).await?;
     audit::append(
         txn,
@@ -219,32 +244,21 @@ pub async fn add_team_member<C: ConnectionTrait>(
 
 /// Whether the caller may act for team `t`: a member, or an organizer of its event.
 /// Members act only while submissions are open; organizers at any time, with a reason.
-async fn team_actor<C: ConnectionTrait>(
+pub(super) async fn team_actor<C: ConnectionTrait>(
     txn: &C,
     actor: &Actor,
     t: &team::Model,
     e: &event::Model,
 ) -> AppResult<bool> {
-    let organizer = super::require_organizer(txn, actor, e).await.is_ok();
-    if organizer {
+    if super::is_organizer(txn, actor, e).await? {
         return Ok(true);
     }
-    let member = team_member::Entity::find()
-        .filter(team_member::Column::TeamId.eq(t.id))
-        .filter(team_member::Column::UserId.eq(actor.user.id))
-        .count(txn)
-        .await?
-        > 0;
-    if !member {
+    if !on_team(txn, t.id, actor.user.id).await? {
         return Err(AppError::forbidden(
             "only the team's members and the event's organizers may do this",
         ));
     }
-    if clock(txn).await? >= e.submissions_close {
-        return Err(AppError::WindowClosed(
-            "the submission deadline has passed: ask the organizers".into(),
-        ));
-    }
+    require_teams_open(e, clock(txn).await?)?;
     Ok(false)
 }
 
@@ -292,26 +306,12 @@ pub async fn leave_team<C: ConnectionTrait>(
         .lock_exclusive()
         .one(txn)
         .await?;
-    let on_team = team_member::Entity::find()
-        .filter(team_member::Column::TeamId.eq(t.id))
-        .filter(team_member::Column::UserId.eq(actor.user.id))
-        .count(txn)
-        .await?
-        > 0;
-    if !on_team {
+    if !on_team(txn, t.id, actor.user.id).await? {
         return Err(AppError::conflict("you are not on this team"));
     }
-    if clock(txn).await? >= e.submissions_close {
-        return Err(AppError::WindowClosed(
-            "the submission deadline has passed: teams can no longer change".into(),
-        ));
-    }
+    require_teams_open(&e, clock(txn).await?)?;
     keep_someone(txn, t).await?;
-    team_member::Entity::delete_many()
-        .filter(team_member::Column::TeamId.eq(t.id))
-        .filter(team_member::Column::UserId.eq(actor.user.id))
-        .exec(txn)
-        .await?;
+    take_off(txn, t.id, actor.user.id).await?;
     audit::append(
         txn,
         Entry::new("team.left", "team", &t.public_id)
@@ -341,24 +341,14 @@ pub async fn remove_member<C: ConnectionTrait>(
     let u = super::user_by_email(txn, &email)
         .await?
         .ok_or_else(|| AppError::bad_input("email", "no account has this email"))?;
-    let on_team = team_member::Entity::find()
-        .filter(team_member::Column::TeamId.eq(t.id))
-        .filter(team_member::Column::UserId.eq(u.id))
-        .count(txn)
-        .await?
-        > 0;
-    if !on_team {
+    if !on_team(txn, t.id, u.id).await? {
         return Err(AppError::bad_input(
             "email",
             "this person is not on the team",
         ));
     }
     keep_someone(txn, t).await?;
-    team_member::Entity::delete_many()
-        .filter(team_member::Column::TeamId.eq(t.id))
-        .filter(team_member::Column::UserId.eq(u.id))
-        .exec(txn)
-        .await?;
+    take_off(txn, t.id, u.id).await?;
     audit::append(
         txn,
         Entry::new("team.member_removed", "team", &t.public_id)

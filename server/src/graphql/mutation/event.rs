@@ -8,11 +8,10 @@ use sea_orm::ActiveEnum;
 use serde::Serialize;
 use serde_json::json;
 
-use super::write::{begin, commit, event_of, idempotent};
+use super::write::{begin, commit, event_of, idempotent, team_of};
 use crate::domain::events::{self, EventFields};
 use crate::domain::idempotency::Key;
 use crate::domain::{import, teams};
-use crate::error::AppError;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::event::{Event, ImportReport, Team, Track};
 use crate::graphql::object::people::Registration;
@@ -80,16 +79,6 @@ pub struct UpdateEventInput {
     pub comments_to_teams: Option<bool>,
     /// Who may register as a participant.
     pub registration: Option<Registration>,
-}
-
-/// The team an argument names, by id or external id.
-async fn team_of(
-    txn: &sea_orm::DatabaseTransaction,
-    id: &str,
-) -> crate::error::AppResult<entity::team::Model> {
-    crate::domain::find_team(txn, id, None)
-        .await?
-        .ok_or(AppError::NotFound("team"))
 }
 
 /// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
@@ -457,10 +446,7 @@ impl EventMutation {
     ) -> async_graphql::Result<Team> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let t = crate::domain::find_team(&txn, &team, None)
-            .await
-            .gql(ctx)?
-            .ok_or_else(|| ctx.err(AppError::NotFound("team")))?;
+        let t = team_of(&txn, &team).await.gql(ctx)?;
         let t = teams::add_team_member(&txn, &actor, &t, &email)
             .await
             .gql(ctx)?;

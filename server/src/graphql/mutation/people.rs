@@ -4,7 +4,7 @@
 use async_graphql::{Context, ID, Object};
 
 use super::account::session_cookie;
-use super::write::{begin, commit, event_of};
+use super::write::{begin, commit, event_of, team_of};
 use crate::domain::{accounts, invitations, recovery};
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -208,10 +208,7 @@ impl PeopleMutation {
     ) -> async_graphql::Result<CreatedTeamInvitation> {
         let actor = ctx.actor()?;
         let txn = begin(ctx).await?;
-        let tm = crate::domain::find_team(&txn, &team, None)
-            .await
-            .gql(ctx)?
-            .ok_or_else(|| ctx.err(crate::error::AppError::NotFound("team")))?;
+        let tm = team_of(&txn, &team).await.gql(ctx)?;
         let (invitation, link) =
             invitations::invite_to_team(&txn, &actor, &tm, &email, &ctx.services().links)
                 .await

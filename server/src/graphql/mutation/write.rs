@@ -33,6 +33,13 @@ pub(super) async fn event_of(
     event_by_slug(&ctx.db().conn, slug).await.gql(ctx)
 }
 
+/// The team a mutation names by id or external id, read in its transaction.
+pub(super) async fn team_of(txn: &DatabaseTransaction, id: &str) -> AppResult<entity::team::Model> {
+    crate::domain::find_team(txn, id, None)
+        .await?
+        .ok_or(AppError::NotFound("team"))
+}
+
 /// Runs `write` in one transaction and commits it, remembering what it created under `key`.
 /// When an earlier request already used `key` with the same input, nothing is written and
 /// `write` is not called: that request's result is reloaded and returned again (the same

@@ -342,14 +342,7 @@ async fn duplicates_are_suggested_by_repository_and_by_text(app: App) {
 async fn organizers_move_a_project_to_another_track_after_the_deadline(app: App) {
     let s = app.scenario().await;
     let second = app.create_track(&s.organizer_a, &s.event_a, "Second").await;
-    let now = chrono::Utc::now();
-    let at = |h: i64| crate::harness::rfc3339(now + chrono::Duration::hours(h));
-    app.ok(
-        Some(&s.organizer_a),
-        op("UpdateEvent"),
-        json!({ "event": s.event_a, "input": { "submissionsOpen": at(-48), "submissionsClose": at(-1) } }),
-    )
-    .await;
+    app.close_submissions(&s.organizer_a, &s.event_a).await;
     // The team can no longer move it.
     let r = app
         .gql_as(

@@ -375,14 +375,7 @@ async fn members_rename_before_the_deadline_and_organizers_with_a_reason(app: Ap
         &["reason"],
     );
     // After the deadline the team is frozen for its members, not for the organizers.
-    let now = chrono::Utc::now();
-    let at = |h: i64| crate::harness::rfc3339(now + chrono::Duration::hours(h));
-    app.ok(
-        Some(&s.organizer_a),
-        op("UpdateEvent"),
-        json!({ "event": s.event_a, "input": { "submissionsOpen": at(-48), "submissionsClose": at(-1) } }),
-    )
-    .await;
+    app.close_submissions(&s.organizer_a, &s.event_a).await;
     assert_code(
         &app.gql_as(&s.participant_a, op("RenameTeam"), rename("Late"))
             .await,

@@ -20,19 +20,8 @@ e2e! {
 
 async fn late_submission_is_refused(app: App) {
     let s = app.scenario().await;
-    let now = chrono::Utc::now();
     // The organizer closes submissions an hour ago.
-    let r = app
-        .gql_as(
-            &s.organizer_a,
-            op("UpdateEvent"),
-            json!({ "event": s.event_a, "input": {
-                "submissionsOpen": rfc3339(now - chrono::Duration::days(2)),
-                "submissionsClose": rfc3339(now - chrono::Duration::hours(1)),
-            }}),
-        )
-        .await;
-    data(&r);
+    app.close_submissions(&s.organizer_a, &s.event_a).await;
 
     let audit_before = app.audit_count(&s.organizer_a, &s.event_a).await;
     let draft_before = project_state(&app, &s.participant_a, &s.draft).await;

@@ -53,6 +53,21 @@ impl App {
         str_at(&d, "/createEvent/id")
     }
 
+    /// As `organizer`, moves `event`'s submission window into the past: opened two days
+    /// ago, closed an hour ago.
+    pub async fn close_submissions(&self, organizer: &str, event: &str) {
+        let now = Utc::now();
+        self.ok(
+            Some(organizer),
+            op("UpdateEvent"),
+            json!({ "event": event, "input": {
+                "submissionsOpen": rfc3339(now - chrono::Duration::days(2)),
+                "submissionsClose": rfc3339(now - chrono::Duration::hours(1)),
+            }}),
+        )
+        .await;
+    }
+
     /// Give `email` a role in `event`; returns the membership id.
     pub async fn grant(&self, by: &str, event: &str, email: &str, role: &str) -> String {
         let d = self

@@ -1,44 +1,66 @@
-//! Builds the GraphiQL playground bundle (`web/graphiql`, an npm project) and hands it to
-//! `src/web.rs` through `OUT_DIR/graphiql.{js,css}`.
+//! Builds the two npm projects the binary embeds, so `cargo build` alone sets everything up:
 //!
-//! - `web/graphiql/dist/` is rebuilt (`npm ci` when the lockfile changed, then `npm run
-//!   build`) only when it is missing or older than the npm project's inputs.
-//! - Without npm, when npm fails, or with `VERDICT_SKIP_GRAPHIQL=1`, empty files are written
-//!   instead and the server falls back to its minimal hand-written playground. npm never
-//!   fails the cargo build.
-//! - After a failed or skipped npm step, `touch web/graphiql/package.json` (or unset
-//!   `VERDICT_SKIP_GRAPHIQL`) to try again.
+//! - `web/graphiql`: the GraphiQL playground, handed to `src/web.rs` as
+//!   `OUT_DIR/graphiql.{js,css}`;
+//! - `web/app`: the web client (Vite, Preact, gql.tada), whose `dist/` is copied to
+//!   `OUT_DIR/app/` and listed in `OUT_DIR/app_assets.rs` for `include_bytes!`.
+//!
+//! Each `dist/` is rebuilt (`npm ci` when the lockfile changed, then `npm run build`) only
+//! when it is missing or older than its project's inputs. The client's build type-checks
+//! every operation against `schema.graphql`, so a schema change that breaks the client
+//! fails its build.
+//!
+//! Without npm, when npm fails, or with `VERDICT_SKIP_GRAPHIQL=1` / `VERDICT_SKIP_WEB=1`,
+//! empty assets are written instead and the server falls back to its minimal hand-written
+//! pages (`web/playground.html`, `web/index.html`, `web/invite.html`). npm never fails the
+//! cargo build; after a failed or skipped npm step, `touch web/<project>/package.json` (or
+//! unset the variable) to try again.
 
 use std::env;
+use std::fmt::Write as _;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-const ASSETS: [&str; 2] = ["graphiql.js", "graphiql.css"];
+const GRAPHIQL_ASSETS: [&str; 2] = ["graphiql.js", "graphiql.css"];
 
 fn main() {
     let manifest_dir =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let project = manifest_dir.join("../web/graphiql");
-    let dist = project.join("dist");
-
     println!("cargo:rerun-if-changed=build.rs");
-    for input in ["package.json", "package-lock.json", "build.mjs", "src"] {
-        println!("cargo:rerun-if-changed={}", project.join(input).display());
-    }
-    println!("cargo:rerun-if-env-changed=VERDICT_SKIP_GRAPHIQL");
+    graphiql(&manifest_dir.join("../web/graphiql"), &out_dir);
+    client(
+        &manifest_dir.join("../web/app"),
+        &manifest_dir.join("../schema.graphql"),
+        &out_dir,
+    );
+}
 
-    let result = if env::var_os("VERDICT_SKIP_GRAPHIQL").is_some_and(|v| !v.is_empty() && v != "0")
-    {
+fn skipped(var: &str) -> bool {
+    println!("cargo:rerun-if-env-changed={var}");
+    env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn graphiql(project: &Path, out_dir: &Path) {
+    let dist = project.join("dist");
+    let inputs: Vec<PathBuf> = ["package.json", "package-lock.json", "build.mjs", "src"]
+        .iter()
+        .map(|i| project.join(i))
+        .collect();
+    for input in &inputs {
+        println!("cargo:rerun-if-changed={}", input.display());
+    }
+    let outputs: Vec<PathBuf> = GRAPHIQL_ASSETS.iter().map(|n| dist.join(n)).collect();
+    let result = if skipped("VERDICT_SKIP_GRAPHIQL") {
         Err("VERDICT_SKIP_GRAPHIQL is set".to_owned())
     } else {
-        ensure_dist(&project, &dist)
+        ensure_dist(project, &inputs, &outputs)
     };
     let result = result.and_then(|()| {
-        for name in ASSETS {
+        for name in GRAPHIQL_ASSETS {
             fs::copy(dist.join(name), out_dir.join(name))
                 .map_err(|e| format!("copying dist/{name}: {e}"))?;
         }
@@ -48,27 +70,87 @@ fn main() {
         println!(
             "cargo:warning=GraphiQL assets unavailable ({why}): serving the minimal playground"
         );
-        for name in ASSETS {
+        for name in GRAPHIQL_ASSETS {
             fs::write(out_dir.join(name), b"").expect("writing an empty asset to OUT_DIR");
         }
     }
 }
 
-/// Makes `dist/` current, running npm only when it is stale.
-fn ensure_dist(project: &Path, dist: &Path) -> Result<(), String> {
+/// The web client: `dist/` copied under `OUT_DIR/app/`, and `app_assets.rs` listing each
+/// file as `(path, bytes)`, e.g. `("/assets/index-XzLCjAWN.js", include_bytes!(...))`.
+fn client(project: &Path, schema: &Path, out_dir: &Path) {
+    let dist = project.join("dist");
+    let mut inputs: Vec<PathBuf> = [
+        "package.json",
+        "package-lock.json",
+        "index.html",
+        "vite.config.ts",
+        "tsconfig.json",
+        "src",
+    ]
+    .iter()
+    .map(|i| project.join(i))
+    .collect();
+    inputs.push(schema.to_path_buf());
+    for input in &inputs {
+        println!("cargo:rerun-if-changed={}", input.display());
+    }
+    let target = out_dir.join("app");
+    let _ = fs::remove_dir_all(&target);
+    let result = if skipped("VERDICT_SKIP_WEB") {
+        Err("VERDICT_SKIP_WEB is set".to_owned())
+    } else {
+        ensure_dist(project, &inputs, &[dist.join("index.html")])
+    };
+    let files = result.and_then(|()| copy_tree(&dist, &target));
+    let files = files.unwrap_or_else(|why| {
+        println!("cargo:warning=web client unavailable ({why}): serving the placeholder pages");
+        Vec::new()
+    });
+    let mut list = String::from("&[\n");
+    for rel in files {
+        let full = target.join(&rel);
+        let _ = writeln!(
+            list,
+            "    (\"/{}\", include_bytes!({:?}) as &[u8]),",
+            rel.replace('\\', "/"),
+            full.display().to_string()
+        );
+    }
+    list.push(']');
+    fs::write(out_dir.join("app_assets.rs"), list).expect("writing app_assets.rs");
+}
+
+/// Copies `from` to `to` recursively; returns the files' paths relative to `from`, sorted.
+fn copy_tree(from: &Path, to: &Path) -> Result<Vec<String>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let dir = from.join(&rel);
+        fs::create_dir_all(to.join(&rel)).map_err(|e| format!("creating {rel:?}: {e}"))?;
+        for entry in fs::read_dir(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))? {
+            let entry = entry.map_err(|e| e.to_string())?;
+            let child = rel.join(entry.file_name());
+            if entry.path().is_dir() {
+                stack.push(child);
+            } else {
+                fs::copy(entry.path(), to.join(&child))
+                    .map_err(|e| format!("copying {child:?}: {e}"))?;
+                files.push(child.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Makes `dist/` current, running npm only when an output is missing or older than an
+/// input.
+fn ensure_dist(project: &Path, inputs: &[PathBuf], outputs: &[PathBuf]) -> Result<(), String> {
     let lock = project.join("package-lock.json");
-    let inputs = newest_mtime(&[
-        project.join("package.json"),
-        lock.clone(),
-        project.join("build.mjs"),
-        project.join("src"),
-    ]);
-    let built = ASSETS
-        .iter()
-        .map(|name| mtime(&dist.join(name)))
-        .min()
-        .flatten();
-    if matches!((built, inputs), (Some(b), Some(i)) if b >= i) {
+    let newest_input = newest_mtime(inputs);
+    let built = outputs.iter().map(|o| mtime(o)).min().flatten();
+    if matches!((built, newest_input), (Some(b), Some(i)) if b >= i) {
         return Ok(()); // fresh: no npm at all
     }
 
@@ -94,9 +176,9 @@ fn ensure_dist(project: &Path, dist: &Path) -> Result<(), String> {
         )?;
     }
     run(project, npm, &["run", "build"])?;
-    for name in ASSETS {
-        if mtime(&dist.join(name)).is_none() {
-            return Err(format!("`npm run build` produced no dist/{name}"));
+    for output in outputs {
+        if mtime(output).is_none() {
+            return Err(format!("`npm run build` produced no {}", output.display()));
         }
     }
     Ok(())

@@ -54,6 +54,11 @@ pub struct ServeConfig {
     #[arg(long, env = "VERDICT_TLS_COOKIES")]
     pub tls_cookies: bool,
 
+    /// Serve the web client from this built folder (`web/app/dist`) instead of the copy
+    /// compiled into the binary: for working on the client without rebuilding the server.
+    #[arg(long, env = "VERDICT_WEB_DIR", hide = true)]
+    pub web_dir: Option<std::path::PathBuf>,
+
     #[command(flatten)]
     pub mail: MailConfig,
 

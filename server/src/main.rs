@@ -501,7 +501,10 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         mail,
     };
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
-    let state = http::AppState::new(schema, services);
+    let mut state = http::AppState::new(schema, services);
+    if let Some(dir) = cfg.web_dir.clone() {
+        state.client = verdict::web::ClientFiles::Dir(dir);
+    }
     let shutdown = state.shutdown.clone();
     let router = http::router(state);
     println!("verdict listening on http://{addr}");

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use async_graphql::BatchRequest;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::graphql::is_mutation;
@@ -32,6 +32,8 @@ pub struct Caller {
     credential: Credential,
     client: String,
     csrf_header: bool,
+    /// The request's `Origin` is this server's own (see [`same_origin`]).
+    same_origin: bool,
 }
 
 enum Credential {
@@ -52,22 +54,31 @@ impl FromRequestParts<AppState> for Caller {
             credential: credential(&parts.headers),
             client: super::client::client_ip(addr.ip(), &parts.headers, trusted).to_string(),
             csrf_header: parts.headers.get(CSRF_HEADER).is_some_and(|v| v == "1"),
+            same_origin: same_origin(&parts.headers),
         })
     }
 }
 
 impl Caller {
     /// The caller of a websocket connection: the credential comes from the
-    /// `connection_init` payload (`{"authorization": "Bearer ..."}`), never from the upgrade
-    /// request, whose cookies a browser sends whichever site opened the socket.
+    /// `connection_init` payload (`{"authorization": "Bearer ..."}`). Without one, the
+    /// session cookie of the upgrade request counts only when the request came from this
+    /// server's own pages (its `Origin` is this server): a browser sends cookies on
+    /// upgrades whichever site opened the socket, so another site's page gets an anonymous
+    /// socket, while the web client's socket is its signed-in user's.
     pub fn with_init_payload(self, payload: &serde_json::Value) -> Caller {
         let token = payload
             .get("authorization")
             .or_else(|| payload.get("Authorization"))
             .and_then(|v| v.as_str())
             .map(|v| v.strip_prefix("Bearer ").unwrap_or(v).trim().to_owned());
+        let credential = match (token, self.credential) {
+            (Some(token), _) => Credential::Bearer(token),
+            (None, Credential::Cookie(c)) if self.same_origin => Credential::Cookie(c),
+            (None, _) => Credential::None,
+        };
         Caller {
-            credential: token.map_or(Credential::None, Credential::Bearer),
+            credential,
             csrf_header: false,
             ..self
         }
@@ -122,6 +133,23 @@ impl Caller {
             },
         };
         Ok(RequestCtx::new(request_id, self.client, caller))
+    }
+}
+
+/// Whether the request says it comes from a page of this server: its `Origin` names the
+/// authority (`host:port`) the request was sent to. Browsers always send `Origin` on
+/// websocket upgrades and pages cannot forge it.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    match (text(header::ORIGIN), text(header::HOST)) {
+        (Some(origin), Some(host)) => origin
+            .split_once("://")
+            .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host)),
+        _ => false,
     }
 }
 

@@ -37,6 +37,8 @@ pub struct AppState {
     pub rate_limit: Option<Arc<GovernorConfig<client::ClientIp, NoOpMiddleware>>>,
     /// Tells open websockets that the server is stopping.
     pub shutdown: Shutdown,
+    /// Where the web client's files come from.
+    pub client: crate::web::ClientFiles,
 }
 
 /// The server is stopping. HTTP requests in flight are finished by axum's graceful
@@ -91,6 +93,7 @@ impl AppState {
             services,
             rate_limit,
             shutdown: Shutdown::default(),
+            client: crate::web::ClientFiles::default(),
         }
     }
 }

@@ -1,0 +1,15 @@
+import { expect, test } from '@playwright/test';
+import { checkA11y, createEvent, logIn, sameOriginOnly } from './support';
+
+test('the client loads, logs in and out, and stays on its own origin', async ({ page }) => {
+  const guard = sameOriginOnly(page);
+  const ev = await createEvent();
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await checkA11y(page, 'the events page');
+  await logIn(page, ev.organizer);
+  await expect(page.getByRole('link', { name: ev.organizer.name })).toBeVisible();
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page.getByRole('link', { name: 'Log in' })).toBeVisible();
+  guard.check();
+});

@@ -1,0 +1,62 @@
+// A small history router: paths are the client's pages (the server serves index.html for
+// each prefix listed in server/src/web.rs), links are plain <a href> that navigate in place.
+import type { ComponentChildren, JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+
+const listeners = new Set<() => void>();
+
+export function navigate(to: string, opts: { replace?: boolean } = {}) {
+  if (opts.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  listeners.forEach((l) => l());
+  window.scrollTo(0, 0);
+}
+
+window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+
+export type Location = { path: string; query: URLSearchParams };
+
+export function useLocation(): Location {
+  const read = () => ({ path: location.pathname, query: new URLSearchParams(location.search) });
+  const [loc, setLoc] = useState<Location>(read);
+  useEffect(() => {
+    const l = () => setLoc(read());
+    listeners.add(l);
+    return () => void listeners.delete(l);
+  }, []);
+  return loc;
+}
+
+/** Matches `/e/:slug/judge/:id` against a path; returns the parameters or null. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const ps = pattern.split('/').filter(Boolean);
+  const xs = path.split('/').filter(Boolean);
+  if (ps.length !== xs.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < ps.length; i++) {
+    if (ps[i].startsWith(':')) params[ps[i].slice(1)] = decodeURIComponent(xs[i]);
+    else if (ps[i] !== xs[i]) return null;
+  }
+  return params;
+}
+
+type LinkProps = JSX.HTMLAttributes<HTMLAnchorElement> & { href: string; children?: ComponentChildren };
+
+/** An in-app link: a real anchor (middle-click and copy work), navigating in place. */
+export function Link({ href, children, ...rest }: LinkProps) {
+  const current = typeof window !== 'undefined' && location.pathname === href;
+  return (
+    <a
+      href={href}
+      aria-current={current ? 'page' : undefined}
+      {...rest}
+      onClick={(e) => {
+        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        navigate(href);
+      }}
+    >
+      {children}
+    </a>
+  );
+}

@@ -3,9 +3,6 @@ import { Page } from '../../ui';
 export function NewEventPage(_: { slug: string }) {
   return <Page title="NewEventPage" />;
 }
-export function OverviewPage(_: { slug: string }) {
-  return <Page title="OverviewPage" />;
-}
 export function SettingsPage(_: { slug: string }) {
   return <Page title="SettingsPage" />;
 }

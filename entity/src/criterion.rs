@@ -14,6 +14,7 @@ pub struct Model {
     pub min_score: i32,
     pub max_score: i32,
     pub position: i32,
+    pub description: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -21,6 +21,8 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub comments_to_teams: bool,
     pub registration: Registration,
+    /// An IANA time zone name (`Europe/Berlin`); deadlines are stored in UTC.
+    pub time_zone: String,
 }
 
 /// Who may register for an event as a participant (`registerForEvent`). Stored as TEXT with

@@ -7,6 +7,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261130_000001_core;
 mod m20261130_000002_judging;
 mod m20261201_000001_people;
+mod m20261201_000002_descriptions_and_zones;
 mod sql;
 
 pub struct Migrator;
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_core::Migration),
             Box::new(m20261130_000002_judging::Migration),
             Box::new(m20261201_000001_people::Migration),
+            Box::new(m20261201_000002_descriptions_and_zones::Migration),
         ]
     }
 }

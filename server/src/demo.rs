@@ -248,9 +248,12 @@ fn event_fixture(event: Value, roster: Roster, projects: Vec<Value>, reviews: Ve
         "teams": roster.teams,
         "projects": projects,
         "criteria": [
-            { "key": "functionality", "name": "Functionality", "weight": 1.0, "min": 1, "max": 5, "position": 1 },
-            { "key": "quality", "name": "Technical quality", "weight": 1.0, "min": 1, "max": 5, "position": 2 },
-            { "key": "innovation", "name": "Innovation", "weight": 1.0, "min": 1, "max": 5, "position": 3 }
+            { "key": "functionality", "name": "Functionality", "weight": 1.0, "min": 1, "max": 5, "position": 1,
+              "description": "Does it work as the team says? 1: nothing runs; 3: the main path works; 5: works end to end, edge cases too." },
+            { "key": "quality", "name": "Technical quality", "weight": 1.0, "min": 1, "max": 5, "position": 2,
+              "description": "How well is it built? Code, architecture and care, for what a weekend allows." },
+            { "key": "innovation", "name": "Innovation", "weight": 1.0, "min": 1, "max": 5, "position": 3,
+              "description": "Is the idea new, or a known idea done in a new way? 1: seen many times; 5: you had not seen it before." }
         ],
         "reviews": reviews,
     })
@@ -297,6 +300,7 @@ pub fn fixture(now: DateTime<Utc>) -> Value {
         "voting_close": null,
         "reviews_per_project": 3,
         "max_team_size": 4,
+        "time_zone": "Europe/Berlin",
     });
     event_fixture(event, HACK.roster(), projects, vec![])
 }
@@ -353,6 +357,7 @@ pub fn judging_fixture(now: DateTime<Utc>) -> Value {
         "voting_close": null,
         "reviews_per_project": 3,
         "max_team_size": 4,
+        "time_zone": "Europe/Berlin",
     });
     event_fixture(event, LIVE.roster(), projects, reviews)
 }
@@ -423,6 +428,7 @@ pub fn finished_fixture(now: DateTime<Utc>) -> Value {
         "voting_close": null,
         "reviews_per_project": 4,
         "max_team_size": 4,
+        "time_zone": "Europe/Berlin",
     });
     event_fixture(event, FINALS.roster(), projects, reviews)
 }

@@ -29,6 +29,7 @@ pub struct EventFields {
     pub max_team_size: Option<i32>,
     pub comments_to_teams: Option<bool>,
     pub registration: Option<event::Registration>,
+    pub time_zone: Option<String>,
 }
 
 fn check_event(e: &event::ActiveModel) -> AppResult<()> {
@@ -94,6 +95,9 @@ fn apply(am: &mut event::ActiveModel, f: EventFields) -> AppResult<()> {
     if let Some(v) = f.registration {
         am.registration = Set(v);
     }
+    if let Some(z) = f.time_zone {
+        am.time_zone = Set(validate::time_zone("timeZone", &z)?);
+    }
     check_event(am)
 }
 
@@ -157,6 +161,7 @@ pub async fn create_event<C: ConnectionTrait>(
         max_team_size: Set(5),
         comments_to_teams: Set(false),
         registration: Set(event::Registration::InviteOnly),
+        time_zone: Set("UTC".to_owned()),
         created_at: Set(clock(txn).await?),
         ..Default::default()
     };
@@ -206,6 +211,8 @@ pub async fn update_event<C: ConnectionTrait>(
         ("reviewsPerProject", f.reviews_per_project.is_some()),
         ("maxTeamSize", f.max_team_size.is_some()),
         ("commentsToTeams", f.comments_to_teams.is_some()),
+        ("registration", f.registration.is_some()),
+        ("timeZone", f.time_zone.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))

@@ -41,7 +41,12 @@ pub struct CriterionFields {
     pub min: i32,
     pub max: i32,
     pub position: i32,
+    /// What judges should look for; `None` keeps the current text (empty for a new one).
+    pub description: Option<String>,
 }
+
+/// The longest criterion description.
+pub const CRITERION_DESCRIPTION_MAX: usize = 2_000;
 
 async fn any_score<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<bool> {
     Ok(review::Entity::find()
@@ -64,6 +69,9 @@ fn check_criterion(f: &CriterionFields) -> AppResult<()> {
         ));
     }
     validate::name("name", &f.name, validate::NAME_MAX)?;
+    if let Some(d) = &f.description {
+        validate::text("description", d, CRITERION_DESCRIPTION_MAX)?;
+    }
     if !(f.weight.is_finite() && f.weight > 0.0) {
         return Err(AppError::bad_input("weight", "must be a positive number"));
     }
@@ -104,6 +112,9 @@ pub async fn set_criterion<C: ConnectionTrait>(
             am.min_score = Set(f.min);
             am.max_score = Set(f.max);
             am.position = Set(f.position);
+            if let Some(d) = &f.description {
+                am.description = Set(d.trim().to_owned());
+            }
             am.update(txn).await?
         }
         None => {
@@ -121,6 +132,7 @@ pub async fn set_criterion<C: ConnectionTrait>(
                 min_score: Set(f.min),
                 max_score: Set(f.max),
                 position: Set(f.position),
+                description: Set(f.description.as_deref().unwrap_or("").trim().to_owned()),
                 ..Default::default()
             }
             .insert(txn)

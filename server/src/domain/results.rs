@@ -634,6 +634,7 @@ mod tests {
             min_score: 1,
             max_score: 5,
             position: 1,
+            description: String::new(),
         };
         let rubric = vec![c("a", 1.0), c("b", 3.0)];
         let s = |a, b| HashMap::from([("a".to_string(), a), ("b".to_string(), b)]);

@@ -136,6 +136,19 @@ pub fn slug(field: &str, raw: &str) -> AppResult<String> {
     Ok(raw.to_owned())
 }
 
+/// An IANA time zone name from the tz database (`Europe/Berlin`, `America/New_York`,
+/// `UTC`), as written there.
+pub fn time_zone(field: &str, raw: &str) -> AppResult<String> {
+    let z = raw.trim();
+    if z.parse::<chrono_tz::Tz>().is_err() {
+        return Err(AppError::bad_input(
+            field,
+            "must be an IANA time zone name such as Europe/Berlin, America/New_York or UTC",
+        ));
+    }
+    Ok(z.to_owned())
+}
+
 /// An external id: 1 to 64 characters of letters, digits, `_`, `-` and `.`.
 pub fn external_id(field: &str, raw: &str) -> AppResult<String> {
     let ok = !raw.is_empty()
@@ -186,6 +199,21 @@ mod tests {
         match e {
             AppError::BadInput { field, .. } => field,
             other => panic!("expected BadInput, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn time_zones_are_names_from_the_tz_database() {
+        for z in [
+            "UTC",
+            "Europe/Berlin",
+            "America/Argentina/Buenos_Aires",
+            " Asia/Tokyo ",
+        ] {
+            assert_eq!(time_zone("timeZone", z).unwrap(), z.trim());
+        }
+        for z in ["", "Europe/Pariss", "GMT+25", "Mars/Olympus_Mons"] {
+            assert_eq!(field_of(time_zone("timeZone", z).unwrap_err()), "timeZone");
         }
     }
 

@@ -51,6 +51,9 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
     .map_err(|m| row_err(&row, m))?;
     validate::window("judging", e.judging_open, e.judging_close).map_err(|m| row_err(&row, m))?;
     validate::window("voting", e.voting_open, e.voting_close).map_err(|m| row_err(&row, m))?;
+    if let Some(z) = &e.time_zone {
+        validate::time_zone("event.time_zone", z).map_err(|m| row_err(&row, m))?;
+    }
     if e.reviews_per_project < 1 || e.max_team_size < 1 {
         return Err(row_err(
             &row,
@@ -158,6 +161,12 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
         if !(c.weight > 0.0 && c.weight.is_finite()) || c.min >= c.max {
             return Err(row_err(&r, "weight must be positive and min below max"));
         }
+        validate::text(
+            "description",
+            &c.description,
+            crate::domain::judging::CRITERION_DESCRIPTION_MAX,
+        )
+        .map_err(|m| row_err(&r, m))?;
     }
     let judges: HashSet<&str> = f.judges.iter().map(|j| j.external_id.as_str()).collect();
     let mut reviewed = HashSet::new();

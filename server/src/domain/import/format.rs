@@ -47,6 +47,9 @@ pub struct FxEvent {
     pub voting_close: Option<DateTime<Utc>>,
     pub reviews_per_project: i32,
     pub max_team_size: i32,
+    /// An IANA time zone name (optional; UTC when absent).
+    #[serde(default)]
+    pub time_zone: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -107,6 +110,9 @@ pub struct FxCriterion {
     pub min: i32,
     pub max: i32,
     pub position: i32,
+    /// What judges should look for (optional).
+    #[serde(default)]
+    pub description: String,
 }
 
 #[derive(Debug, Deserialize)]

@@ -114,6 +114,7 @@ pub async fn import<C: ConnectionTrait>(
                 reviews_per_project: Set(fe.reviews_per_project),
                 max_team_size: Set(fe.max_team_size),
                 registration: Set(event::Registration::InviteOnly),
+                time_zone: Set(fe.time_zone.clone().unwrap_or_else(|| "UTC".to_owned())),
                 created_at: Set(t0),
                 ..Default::default()
             }
@@ -353,6 +354,7 @@ async fn import_judging<C: ConnectionTrait>(
             min_score: Set(c.min),
             max_score: Set(c.max),
             position: Set(c.position),
+            description: Set(c.description.trim().to_owned()),
             ..Default::default()
         }
         .insert(txn)

@@ -48,6 +48,9 @@ pub struct CreateEventInput {
     pub max_team_size: Option<i32>,
     /// Who may register as a participant. Defaults to `INVITE_ONLY`.
     pub registration: Option<Registration>,
+    /// The event's IANA time zone (`Europe/Berlin`), for showing its times beside the
+    /// viewer's; deadlines themselves are instants. Defaults to `UTC`.
+    pub time_zone: Option<String>,
 }
 
 /// Input of `updateEvent`: every field is optional; absent fields stay as they are. The
@@ -79,6 +82,8 @@ pub struct UpdateEventInput {
     pub comments_to_teams: Option<bool>,
     /// Who may register as a participant.
     pub registration: Option<Registration>,
+    /// The event's IANA time zone (`Europe/Berlin`).
+    pub time_zone: Option<String>,
 }
 
 /// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
@@ -133,6 +138,7 @@ impl EventMutation {
             max_team_size: input.max_team_size,
             comments_to_teams: None,
             registration: input.registration.map(Into::into),
+            time_zone: input.time_zone,
         };
         let e = idempotent(ctx, &actor, key, async |txn| {
             events::create_event(txn, &actor, f).await
@@ -177,6 +183,7 @@ impl EventMutation {
             max_team_size: input.max_team_size,
             comments_to_teams: input.comments_to_teams,
             registration: input.registration.map(Into::into),
+            time_zone: input.time_zone,
         };
         let e = idempotent(ctx, &actor, key, async |txn| {
             events::update_event(txn, &actor, e, f).await

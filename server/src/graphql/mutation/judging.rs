@@ -30,6 +30,9 @@ pub struct CriterionInput {
     pub max: Option<i32>,
     /// Order in the rubric. Defaults to 0.
     pub position: Option<i32>,
+    /// What judges should look for (up to 2,000 characters, shown beside the scores).
+    /// Omitted: unchanged on an existing criterion, empty on a new one.
+    pub description: Option<String>,
 }
 
 /// One score of a review.
@@ -75,6 +78,7 @@ impl JudgingMutation {
             min: input.min.unwrap_or(1),
             max: input.max.unwrap_or(5),
             position: input.position.unwrap_or(0),
+            description: input.description,
         };
         let txn = begin(ctx).await?;
         let c = judging::set_criterion(&txn, &actor, &e, f).await.gql(ctx)?;

@@ -60,9 +60,11 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.judgingProgress", Rule::Organizer),
     ("Event.leaderboard", Rule::Organizer),
     ("Event.calibrationRuns", Rule::Organizer),
+    ("Event.calibrationRun", Rule::Organizer),
     ("Event.results", Rule::Public),
     ("Event.publications", Rule::Public),
     ("Event.registration", Rule::Public),
+    ("Event.timeZone", Rule::Public),
     ("Event.invitations", Rule::Organizer),
     ("Event.outbox", Rule::Organizer),
     ("Event.duplicateSuggestions", Rule::Organizer),
@@ -72,6 +74,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Team.id", Rule::Public),
     ("Team.externalId", Rule::Public),
     ("Team.name", Rule::Public),
+    ("Team.event", Rule::Public),
     ("Team.members", Rule::Member),
     ("Team.projects", Rule::Public),
     // Masked in the resolver: null unless the team itself or the organizers (Rule::OwnTeam).
@@ -274,6 +277,11 @@ impl Event {
     async fn registration(&self) -> Registration {
         self.0.registration.into()
     }
+    /// The event's IANA time zone (`Europe/Berlin`, `UTC`): its times are shown in it
+    /// beside the viewer's own. Deadlines are instants, whatever the zone.
+    async fn time_zone(&self) -> &str {
+        &self.0.time_zone
+    }
     /// The event's invitations, oldest first (organizers).
     #[graphql(complexity = "cost::page(first, child_complexity)")]
     async fn invitations(
@@ -457,6 +465,22 @@ impl Event {
             .gql(ctx)?;
         Ok(rows.into_iter().map(CalibrationRun).collect())
     }
+    /// One calibration run of this event by id, with its projects and judges (organizers
+    /// only): null when the event has no such run.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn calibration_run(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The run's id.")] id: ID,
+    ) -> async_graphql::Result<Option<CalibrationRun>> {
+        let row = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .filter(calibration_run::Column::PublicId.eq(id.as_str()))
+            .one(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(row.map(CalibrationRun))
+    }
     /// The latest published results: null until the organizers publish.
     #[graphql(complexity = "cost::load(child_complexity)")]
     async fn results(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<PublishedResults>> {
@@ -546,6 +570,17 @@ impl Team {
     /// The team's name; two teams may share one.
     async fn name(&self) -> &str {
         &self.0.name
+    }
+    /// The event the team is in.
+    async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
+        crate::graphql::loaders::one(
+            ctx,
+            &ctx.loaders().events,
+            EventId(self.0.event_id),
+            "event",
+        )
+        .await
+        .map(Event)
     }
     /// The people on the team (members of the event can see them).
     #[graphql(complexity = "cost::short_list(child_complexity)")]

@@ -25,6 +25,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Criterion.min", Rule::Public),
     ("Criterion.max", Rule::Public),
     ("Criterion.position", Rule::Public),
+    ("Criterion.description", Rule::Public),
     ("Assignment.id", Rule::OwnJudge),
     ("Assignment.project", Rule::OwnJudge),
     ("Assignment.judge", Rule::OwnJudge),
@@ -106,6 +107,10 @@ impl Criterion {
     /// Its place in the rubric, which lists criteria by position, then by key.
     async fn position(&self) -> i32 {
         self.0.position
+    }
+    /// What judges should look for (may be empty). Plain text, never HTML.
+    async fn description(&self) -> &str {
+        &self.0.description
     }
 }
 

@@ -16,6 +16,7 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::harness::{App, PASSWORD, Ws, str_at, unique};
 
 e2e! {
+    the_session_cookie_counts_only_on_sockets_opened_by_this_servers_own_pages,
     log_out_ends_the_session_on_open_sockets,
     a_revoked_api_token_stops_working_on_open_sockets,
     a_revoked_organizer_loses_live_judging_and_member_emails,
@@ -101,6 +102,57 @@ async fn token_count(app: &App, session: &str) -> usize {
         .as_array()
         .unwrap_or_else(|| panic!("no apiTokens: {d}"))
         .len()
+}
+
+/// The web client's socket is authenticated by its HttpOnly session cookie, which the
+/// browser sends on the upgrade request; a page of another origin makes the browser send
+/// the same cookie, so the cookie counts only when `Origin` is this server itself.
+async fn the_session_cookie_counts_only_on_sockets_opened_by_this_servers_own_pages(app: App) {
+    const WHO: &str = "{ viewer { user { email } } }";
+    let email = format!("ws-cookie-{}@example.org", unique());
+    let (session, _) = app.sign_up_full(&email).await;
+    let cookie = format!("verdict_session={session}");
+    let own = format!("http://127.0.0.1:{}", app.port);
+
+    let mut from_own_page = app
+        .ws_with_headers(json!({}), &[("cookie", &cookie), ("origin", &own)])
+        .await;
+    let r = run(&mut from_own_page, "own", WHO, json!({})).await;
+    assert_eq!(
+        r["payload"]["data"]["viewer"]["user"]["email"], email,
+        "{r}"
+    );
+
+    for (name, headers) in [
+        (
+            "another site's page",
+            vec![
+                ("cookie", cookie.as_str()),
+                ("origin", "https://evil.example"),
+            ],
+        ),
+        (
+            "a sibling port",
+            vec![
+                ("cookie", cookie.as_str()),
+                ("origin", "http://127.0.0.1:1"),
+            ],
+        ),
+        ("no Origin at all", vec![("cookie", cookie.as_str())]),
+    ] {
+        let mut ws = app.ws_with_headers(json!({}), &headers).await;
+        let r = run(&mut ws, "x", WHO, json!({})).await;
+        assert!(
+            r["payload"]["data"]["viewer"].is_null(),
+            "{name}: the socket must be anonymous: {r}"
+        );
+    }
+
+    // The cookie's session ending closes the socket it authenticated, as for a token.
+    app.ok(Some(&session), "mutation { logOut }", json!({}))
+        .await;
+    let (before, close) = from_own_page.until_closed(WAIT).await;
+    assert_eq!(close, Some(4403), "closed as revoked; read {before:?}");
 }
 
 async fn log_out_ends_the_session_on_open_sockets(app: App) {

@@ -12,6 +12,12 @@ use super::App;
 impl App {
     /// Open a graphql-transport-ws connection to /graphql/ws and complete the handshake.
     pub async fn ws(&self, init_payload: Value) -> Ws {
+        self.ws_with_headers(init_payload, &[]).await
+    }
+
+    /// [`App::ws`] with extra headers on the upgrade request (`Cookie`, `Origin`), as a
+    /// browser sends them.
+    pub async fn ws_with_headers(&self, init_payload: Value, headers: &[(&str, &str)]) -> Ws {
         let mut req = format!("ws://127.0.0.1:{}/graphql/ws", self.port)
             .into_client_request()
             .expect("ws request");
@@ -19,6 +25,13 @@ impl App {
             "Sec-WebSocket-Protocol",
             HeaderValue::from_static("graphql-transport-ws"),
         );
+        for (name, value) in headers {
+            req.headers_mut().insert(
+                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes())
+                    .expect("header name"),
+                HeaderValue::from_str(value).expect("header value"),
+            );
+        }
         let (mut stream, resp) = tokio_tungstenite::connect_async(req)
             .await
             .unwrap_or_else(|e| panic!("websocket connect to /graphql/ws: {e}"));

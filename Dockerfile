@@ -1,10 +1,14 @@
 # Build
 FROM rust:1.95-bookworm AS build
-# Node builds the self-hosted GraphiQL bundle (web/graphiql, pinned by its lock file).
-RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
+# Node 20 builds the web client (web/app) and the GraphiQL bundle (web/graphiql), each
+# pinned by its lock file; Debian's own nodejs is too old for Vite.
+COPY --from=node:20-bookworm-slim /usr/local/bin/node /usr/local/bin/node
+COPY --from=node:20-bookworm-slim /usr/local/lib/node_modules /usr/local/lib/node_modules
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked --bin verdict && test -s web/graphiql/dist/graphiql.js
+RUN cargo build --release --locked --bin verdict && test -s web/graphiql/dist/graphiql.js \
+    && test -s web/app/dist/index.html
 
 # Run: a small image with just the binary. SQLite lives on the /data volume unless
 # VERDICT_DATABASE_URL points at PostgreSQL.

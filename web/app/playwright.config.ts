@@ -6,6 +6,8 @@ import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
   testDir: './e2e',
+  // demo.spec.ts needs a server started with --demo (tests/e2e/browser.rs runs it alone).
+  testIgnore: process.env.VERDICT_DEMO ? [] : ['**/demo.spec.ts'],
   timeout: 90_000,
   expect: { timeout: 15_000 },
   fullyParallel: true,

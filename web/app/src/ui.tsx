@@ -122,9 +122,13 @@ export function Select({ label, value, onValue, options, ...rest }: SelectProps)
 const viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 function fmt(d: Date, zone: string) {
+  // dateStyle/timeStyle cannot be combined with timeZoneName: spell the parts out.
   return new Intl.DateTimeFormat(undefined, {
-    dateStyle: 'medium',
-    timeStyle: 'short',
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
     timeZone: zone,
     timeZoneName: 'short',
   }).format(d);

@@ -1,21 +1,828 @@
 // Public pages: events, an event, its gallery, a project, published results, verifying them.
-import { Page } from '../ui';
+// Everything here is readable without an account (the anonymous complexity budget is the
+// one to stay under: a ranking costs about 13 units per project, 100 projects assumed).
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import type { TadaDocumentNode } from 'gql.tada';
+import { ApiError, request, useMutation, useQuery, useSubscription } from '../api';
+import { graphql, type ResultOf } from '../graphql';
+import { excludedReason, ForestPlot, ordinal, type ForestRow } from '../plots';
+import { Link } from '../router';
+import { useSession } from '../session';
+import { Badge, Countdown, ErrorNote, Field, isOpen, Loading, Notice, Page, Select, Table, When } from '../ui';
+import './public.css';
+
+const eventPath = (slug: string) => `/e/${encodeURIComponent(slug)}`;
+const projectPath = (slug: string, id: string) => `${eventPath(slug)}/projects/${encodeURIComponent(id)}`;
+
+/** An http(s) link as given, or null: anything else (javascript:, data:) is never a link. */
+function safeUrl(u: string | null | undefined): string | null {
+  if (!u) return null;
+  try {
+    const p = new URL(u);
+    return p.protocol === 'http:' || p.protocol === 'https:' ? p.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function NoEvent({ slug }: { slug: string }) {
+  return (
+    <Page title="No such event">
+      <p>
+        There is no event called “{slug}”. It may have been renamed. <Link href="/">See all events</Link>.
+      </p>
+    </Page>
+  );
+}
+
+/** A query's loading, refusal, or unknown event, or null when there is something to show. */
+function Pending({ title, q, missing }: { title: string; q: { loading: boolean; error?: ApiError; data?: unknown }; missing?: ComponentChildren }) {
+  if (q.error && !q.data)
+    return (
+      <Page title={title}>
+        <ErrorNote error={q.error} />
+      </Page>
+    );
+  if (!q.data)
+    return (
+      <Page title={title}>
+        <Loading />
+      </Page>
+    );
+  return <>{missing}</>;
+}
+
+type PageInfo = { hasNextPage: boolean; endCursor: string | null };
+type Conn<N> = { totalCount: number; pageInfo: PageInfo; nodes: N[] };
+
+/** The first page through `useQuery` (so it refetches like any query), later pages on
+ *  demand, appended; a change of variables starts over. */
+function usePaged<R, V extends { after?: string | null }, N>(doc: TadaDocumentNode<R, V>, vars: V, pick: (r: R) => Conn<N> | null | undefined) {
+  const q = useQuery(doc, vars);
+  const key = JSON.stringify(vars);
+  const [more, setMore] = useState<{ key: string; nodes: N[]; pageInfo: PageInfo }>();
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [moreError, setMoreError] = useState<ApiError>();
+  const first = q.data ? pick(q.data) : undefined;
+  const extra = more && more.key === key ? more : undefined;
+  const nodes = [...(first?.nodes ?? []), ...(extra?.nodes ?? [])];
+  const pageInfo = extra?.pageInfo ?? first?.pageInfo;
+  const loadMore = async () => {
+    if (!pageInfo?.hasNextPage) return;
+    setLoadingMore(true);
+    setMoreError(undefined);
+    try {
+      const d = await request(doc, { ...vars, after: pageInfo.endCursor });
+      const c = pick(d);
+      if (c) setMore({ key, nodes: [...(extra?.nodes ?? []), ...c.nodes], pageInfo: c.pageInfo });
+    } catch (e) {
+      setMoreError(e instanceof ApiError ? e : new ApiError(String(e), 'INTERNAL'));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+  return { q, nodes, total: first?.totalCount ?? 0, hasNext: !!pageInfo?.hasNextPage, loadMore, loadingMore, moreError };
+}
+
+function LoadMore({ shown, total, hasNext, loading, error, onMore, what }: { shown: number; total: number; hasNext: boolean; loading: boolean; error?: ApiError; onMore: () => void; what: string }) {
+  return (
+    <div class="load-more">
+      <span class="muted" role="status">
+        {shown} of {total} {what} loaded
+      </span>
+      {hasNext && (
+        <button type="button" class="secondary" disabled={loading} onClick={onMore}>
+          {loading ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
+/** Open / upcoming / closed for a window. */
+function WindowBadge({ open, close }: { open: string | null | undefined; close: string | null | undefined }) {
+  if (!open || !close) return <Badge>none</Badge>;
+  const now = Date.now();
+  if (isOpen(open, close, now)) return <Badge tone="good">open</Badge>;
+  if (new Date(open).getTime() > now) return <Badge>upcoming</Badge>;
+  return <Badge tone="warn">closed</Badge>;
+}
+
+// ---- events --------------------------------------------------------------------------
+
+const EventsQuery = graphql(`
+  query PublicEvents($first: Int, $after: String) {
+    events(first: $first, after: $after) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      nodes {
+        id slug name timeZone submissionsOpen submissionsClose judgingOpen judgingClose
+        projects(first: 1) { totalCount }
+        results { final }
+      }
+    }
+  }
+`);
 
 export function EventsPage() {
-  return <Page title="Events" />;
+  const { viewer } = useSession();
+  const p = usePaged(EventsQuery, { first: 20, after: null }, (d) => d.events);
+  const admin = viewer?.user.isSiteAdmin;
+  return (
+    <Page
+      title="Events"
+      actions={
+        admin && (
+          <Link href="/new-event" class="button">
+            New event
+          </Link>
+        )
+      }
+    >
+      {p.q.error && <ErrorNote error={p.q.error} />}
+      {!p.q.data && !p.q.error && <Loading what="Loading events" />}
+      {p.q.data && p.nodes.length === 0 && <p>No event yet.{admin ? ' Create the first one.' : ''}</p>}
+      {p.nodes.length > 0 && (
+        <ul class="cards">
+          {p.nodes.map((e) => {
+            const open = isOpen(e.submissionsOpen, e.submissionsClose);
+            return (
+              <li class="card event-card">
+                <h2>
+                  <Link href={eventPath(e.slug)}>{e.name}</Link>
+                </h2>
+                <dl>
+                  <dt>Submissions</dt>
+                  <dd>
+                    <When at={e.submissionsOpen} zone={e.timeZone} /> to <When at={e.submissionsClose} zone={e.timeZone} />
+                  </dd>
+                  {e.judgingOpen && (
+                    <>
+                      <dt>Judging</dt>
+                      <dd>
+                        <When at={e.judgingOpen} zone={e.timeZone} /> to <When at={e.judgingClose} zone={e.timeZone} />
+                      </dd>
+                    </>
+                  )}
+                  <dt>Projects</dt>
+                  <dd>
+                    <Link href={`${eventPath(e.slug)}/projects`}>
+                      {e.projects.totalCount} submitted
+                    </Link>
+                  </dd>
+                </dl>
+                {open && (
+                  <p>
+                    Submissions close in <Countdown to={e.submissionsClose} />
+                  </p>
+                )}
+                {e.results && (
+                  <p>
+                    <Link href={`${eventPath(e.slug)}/results`}>{e.results.final ? 'Final results' : 'Provisional results'}</Link>{' '}
+                    <Badge tone={e.results.final ? 'good' : 'warn'}>{e.results.final ? 'final' : 'provisional'}</Badge>
+                  </p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {p.q.data && p.total > p.nodes.length && (
+        <LoadMore shown={p.nodes.length} total={p.total} hasNext={p.hasNext} loading={p.loadingMore} error={p.moreError} onMore={p.loadMore} what="events" />
+      )}
+    </Page>
+  );
 }
+
+// ---- one event -----------------------------------------------------------------------
+
+const EventQuery = graphql(`
+  query PublicEvent($slug: String!) {
+    event(slug: $slug) {
+      id slug name registration timeZone
+      submissionsOpen submissionsClose judgingOpen judgingClose votingOpen votingClose
+      reviewsPerProject maxTeamSize
+      tracks { id name }
+      projects(first: 1) { totalCount }
+      results { final version publishedAt }
+    }
+  }
+`);
+
+const Register = graphql(`
+  mutation RegisterForEvent($event: String!) {
+    registerForEvent(event: $event) { id role }
+  }
+`);
+
+const REGISTRATION: Record<string, string> = {
+  OPEN: 'Open: anyone with an account may register as a participant.',
+  INVITE_ONLY: 'By invitation: the organizers invite participants, judges and organizers.',
+  CLOSED: 'Closed: no one can register now.',
+};
+
 export function EventPage({ slug }: { slug: string }) {
-  return <Page title={slug} />;
+  const q = useQuery(EventQuery, { slug });
+  const { viewer, rolesIn, refresh } = useSession();
+  const reg = useMutation(Register);
+  const [registered, setRegistered] = useState(false);
+  const e = q.data?.event;
+  if (!e) return <Pending title="Event" q={q} missing={<NoEvent slug={slug} />} />;
+
+  const roles = rolesIn(slug);
+  const base = eventPath(e.slug);
+  const now = Date.now();
+  const moments: [string, string | null | undefined][] = [
+    ['Submissions open', e.submissionsOpen],
+    ['Submissions close', e.submissionsClose],
+    ['Judging opens', e.judgingOpen],
+    ['Judging closes', e.judgingClose],
+    ['Voting opens', e.votingOpen],
+    ['Voting closes', e.votingClose],
+  ];
+  const next = moments
+    .filter((m): m is [string, string] => !!m[1] && new Date(m[1]).getTime() > now)
+    .sort((a, b) => new Date(a[1]).getTime() - new Date(b[1]).getTime())[0];
+
+  return (
+    <Page title={e.name}>
+      <ErrorNote error={q.error} />
+      {next ? (
+        <p class="next-deadline">
+          {next[0]} in <Countdown to={next[1]} /> (<When at={next[1]} zone={e.timeZone} />)
+        </p>
+      ) : (
+        <p class="next-deadline muted">Every window of this event has closed.</p>
+      )}
+      <h2>When</h2>
+      <dl class="windows">
+        <dt>Submissions</dt>
+        <dd>
+          <When at={e.submissionsOpen} zone={e.timeZone} /> to <When at={e.submissionsClose} zone={e.timeZone} /> <WindowBadge open={e.submissionsOpen} close={e.submissionsClose} />
+        </dd>
+        <dt>Judging</dt>
+        <dd>
+          {e.judgingOpen ? (
+            <>
+              <When at={e.judgingOpen} zone={e.timeZone} /> to <When at={e.judgingClose} zone={e.timeZone} /> <WindowBadge open={e.judgingOpen} close={e.judgingClose} />
+            </>
+          ) : (
+            <span class="muted">no judging window</span>
+          )}
+        </dd>
+        <dt>Voting</dt>
+        <dd>
+          {e.votingOpen ? (
+            <>
+              <When at={e.votingOpen} zone={e.timeZone} /> to <When at={e.votingClose} zone={e.timeZone} /> <WindowBadge open={e.votingOpen} close={e.votingClose} />
+            </>
+          ) : (
+            <span class="muted">no community voting</span>
+          )}
+        </dd>
+      </dl>
+
+      <h2>Projects and results</h2>
+      <ul class="role-list">
+        <li>
+          <Link href={`${base}/projects`}>{e.projects.totalCount} submitted projects</Link> in{' '}
+          {e.tracks.length === 0 ? 'no track yet' : e.tracks.length === 1 ? 'one track' : `${e.tracks.length} tracks`}
+          {e.tracks.length > 0 && `: ${e.tracks.map((t) => t.name).join(', ')}`}.
+        </li>
+        <li>
+          {e.results ? (
+            <>
+              <Link href={`${base}/results`}>{e.results.final ? 'Final results' : 'Provisional results'}</Link> published <When at={e.results.publishedAt} zone={e.timeZone} /> (version {e.results.version}),{' '}
+              <Link href={`${base}/verify`}>verifiable offline</Link>.
+            </>
+          ) : (
+            <>Results are not published yet.</>
+          )}
+        </li>
+        <li>
+          Teams of up to {e.maxTeamSize}; each project gets {e.reviewsPerProject} reviews.
+        </li>
+      </ul>
+
+      <h2>Taking part</h2>
+      <p>{REGISTRATION[e.registration] ?? e.registration}</p>
+      {roles.length === 0 && e.registration === 'OPEN' && !viewer && (
+        <p>
+          <Link href={`/login?next=${encodeURIComponent(base)}`}>Log in</Link> or <Link href="/signup">create an account</Link> to register.
+        </p>
+      )}
+      {roles.length === 0 && e.registration === 'OPEN' && viewer && !registered && (
+        <div class="actions">
+          <button
+            type="button"
+            disabled={reg.loading}
+            onClick={async () => {
+              if (await reg.run({ event: e.slug })) {
+                setRegistered(true);
+                await refresh();
+                await q.refetch();
+              }
+            }}
+          >
+            Register as a participant
+          </button>
+        </div>
+      )}
+      <ErrorNote error={reg.error} />
+      {registered && <Notice>You are registered as a participant. Next: create or join a team.</Notice>}
+      {(roles.length > 0 || viewer?.user.isSiteAdmin) && (
+        <>
+          <h3>Your roles here</h3>
+          <ul class="role-list">
+            {roles.includes('PARTICIPANT') && (
+              <li>
+                <strong>Participant</strong>: form or join a team on <Link href={`${base}/team`}>My team</Link>, then write and submit your project on{' '}
+                <Link href={`${base}/my-project`}>My project</Link> before the deadline.
+              </li>
+            )}
+            {roles.includes('JUDGE') && (
+              <li>
+                <strong>Judge</strong>: score the projects assigned to you on <Link href={`${base}/judge`}>Judging</Link> while judging is open.
+              </li>
+            )}
+            {(roles.includes('ORGANIZER') || viewer?.user.isSiteAdmin) && (
+              <li>
+                <strong>Organizer</strong>
+                {!roles.includes('ORGANIZER') && ' (as site administrator)'}: people, tracks, rubric, assignments, calibration and publication on{' '}
+                <Link href={`${base}/admin`}>Organize</Link>.
+              </li>
+            )}
+          </ul>
+        </>
+      )}
+    </Page>
+  );
 }
-export function GalleryPage(_: { slug: string }) {
-  return <Page title="Projects" />;
+
+// ---- gallery -------------------------------------------------------------------------
+
+const GalleryQuery = graphql(`
+  query PublicGallery($slug: String!, $track: ID, $first: Int, $after: String) {
+    event(slug: $slug) {
+      id slug name
+      tracks { id name }
+      projects(track: $track, first: $first, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes { id title tagline tags track { id name } team { id name } }
+      }
+    }
+  }
+`);
+
+type GalleryProject = NonNullable<ResultOf<typeof GalleryQuery>['event']>['projects']['nodes'][number];
+
+function matches(p: GalleryProject, words: string[]) {
+  const hay = [p.title, p.tagline, p.team.name, ...p.tags].join(' ').toLowerCase();
+  return words.every((w) => hay.includes(w));
 }
-export function ProjectPage(_: { slug: string; id: string }) {
-  return <Page title="Project" />;
+
+export function GalleryPage({ slug }: { slug: string }) {
+  const [track, setTrack] = useState('');
+  const [search, setSearch] = useState('');
+  const p = usePaged(GalleryQuery, { slug, track: track || null, first: 48, after: null }, (d) => d.event?.projects);
+  const e = p.q.data?.event;
+  if (!e) {
+    if (p.q.data) return <NoEvent slug={slug} />;
+    return <Pending title="Projects" q={p.q} />;
+  }
+  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = words.length ? p.nodes.filter((n) => matches(n, words)) : p.nodes;
+  return (
+    <Page title={`Projects · ${e.name}`}>
+      <form class="gallery-filters" role="search" onSubmit={(ev) => ev.preventDefault()}>
+        <Select
+          label="Track"
+          value={track}
+          onValue={setTrack}
+          options={[{ value: '', label: 'All tracks' }, ...e.tracks.map((t) => ({ value: t.id, label: t.name }))]}
+        />
+        <Field label="Search" type="search" value={search} onValue={setSearch} hint="Title, tagline, tags or team, among the projects loaded." />
+      </form>
+      <ErrorNote error={p.q.error} />
+      {p.q.loading && <Loading what="Loading projects" />}
+      <p class="muted" role="status" aria-live="polite">
+        {words.length ? `${shown.length} of ${p.nodes.length} loaded projects match “${search.trim()}”.` : `${p.total} submitted project${p.total === 1 ? '' : 's'}${track ? ' in this track' : ''}.`}
+      </p>
+      {shown.length > 0 && (
+        <ul class="cards gallery">
+          {shown.map((n) => (
+            <li class="card project-card">
+              <h2>
+                <Link href={projectPath(e.slug, n.id)}>{n.title}</Link>
+              </h2>
+              {n.tagline && <p>{n.tagline}</p>}
+              <p class="muted">
+                by {n.team.name} · {n.track.name}
+              </p>
+              {n.tags.length > 0 && (
+                <ul class="tags" aria-label="Tags">
+                  {n.tags.map((t) => (
+                    <li>
+                      <Badge>{t}</Badge>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {p.total > 0 && (
+        <LoadMore shown={p.nodes.length} total={p.total} hasNext={p.hasNext} loading={p.loadingMore} error={p.moreError} onMore={p.loadMore} what="projects" />
+      )}
+    </Page>
+  );
 }
-export function ResultsPage(_: { slug: string }) {
-  return <Page title="Results" />;
+
+// ---- one project ---------------------------------------------------------------------
+
+const ProjectQuery = graphql(`
+  query PublicProject($id: ID!, $members: Boolean!) {
+    project(id: $id) {
+      id title tagline summary description repoUrl demoUrl tags status submittedAt
+      track { id name }
+      team { id name members @include(if: $members) { id displayName } }
+      event { id slug name }
+    }
+  }
+`);
+
+const STATUS: Record<string, ['good' | 'warn' | 'plain', string]> = {
+  SUBMITTED: ['good', 'submitted'],
+  DRAFT: ['plain', 'draft'],
+  WITHDRAWN: ['warn', 'withdrawn'],
+};
+
+export function ProjectPage({ slug, id }: { slug: string; id: string }) {
+  const { viewer, rolesIn, loading } = useSession();
+  // Team members' names are for the event's members (and site admins) only.
+  const members = !!viewer && (viewer.user.isSiteAdmin || rolesIn(slug).length > 0);
+  const q = useQuery(ProjectQuery, { id, members }, { skip: loading });
+  const p = q.data?.project;
+  if (!p || p.event.slug !== slug)
+    return (
+      <Pending
+        title="Project"
+        q={q}
+        missing={
+          <Page title="No such project">
+            <p>
+              This event has no project here that you may see. <Link href={`${eventPath(slug)}/projects`}>See its projects</Link>.
+            </p>
+          </Page>
+        }
+      />
+    );
+  const repo = safeUrl(p.repoUrl);
+  const demo = safeUrl(p.demoUrl);
+  const [tone, status] = STATUS[p.status] ?? ['plain', p.status.toLowerCase()];
+  return (
+    <Page title={p.title}>
+      {p.tagline && <p class="tagline">{p.tagline}</p>}
+      <dl class="project-meta">
+        <dt>Team</dt>
+        <dd>
+          {p.team.name}
+          {p.team.members && p.team.members.length > 0 ? (
+            <span> ({p.team.members.map((m) => m.displayName).join(', ')})</span>
+          ) : (
+            !members && <span class="muted"> (members’ names are shown to the event’s participants, judges and organizers)</span>
+          )}
+        </dd>
+        <dt>Track</dt>
+        <dd>{p.track.name}</dd>
+        <dt>Status</dt>
+        <dd>
+          <Badge tone={tone}>{status}</Badge> {p.submittedAt && <When at={p.submittedAt} />}
+        </dd>
+        {p.tags.length > 0 && (
+          <>
+            <dt>Tags</dt>
+            <dd>
+              <ul class="tags">
+                {p.tags.map((t) => (
+                  <li>
+                    <Badge>{t}</Badge>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
+        {(repo || demo) && (
+          <>
+            <dt>Links</dt>
+            <dd>
+              {repo && (
+                <a href={repo} rel="noopener noreferrer" target="_blank">
+                  Source code
+                </a>
+              )}
+              {repo && demo && ' · '}
+              {demo && (
+                <a href={demo} rel="noopener noreferrer" target="_blank">
+                  Demo
+                </a>
+              )}
+            </dd>
+          </>
+        )}
+      </dl>
+      {p.summary && (
+        <>
+          <h2>Summary</h2>
+          <p class="description">{p.summary}</p>
+        </>
+      )}
+      <h2>Description</h2>
+      {p.description ? <div class="description">{p.description}</div> : <p class="muted">No description yet.</p>}
+      <p>
+        <Link href={`${eventPath(slug)}/projects`}>← All projects of {p.event.name}</Link>
+      </p>
+    </Page>
+  );
 }
-export function VerifyPage(_: { slug: string }) {
-  return <Page title="Verify the results" />;
+
+// ---- results -------------------------------------------------------------------------
+
+const ResultsQuery = graphql(`
+  query PublicResults($slug: String!) {
+    event(slug: $slug) {
+      id slug name timeZone
+      results {
+        final version publishedAt connected runId
+        ranking { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title } }
+      }
+    }
+  }
+`);
+
+const ResultsLive = graphql(`
+  subscription PublicResultsLive($slug: String!) {
+    resultsPublished(event: $slug) { id version final }
+  }
+`);
+
+type Ranked = NonNullable<NonNullable<ResultOf<typeof ResultsQuery>['event']>['results']>['ranking'][number];
+
+const titleOf = (r: Ranked) => r.project?.title ?? `${r.projectExternalId} (no longer public)`;
+const interval = (r: Ranked) => (r.rankLow == null ? '—' : r.rankLow === r.rankHigh ? `${r.rankLow}` : `${r.rankLow}–${r.rankHigh}`);
+
+export function ResultsPage({ slug }: { slug: string }) {
+  const q = useQuery(ResultsQuery, { slug });
+  const [fresh, setFresh] = useState<number>();
+  useSubscription(
+    ResultsLive,
+    { slug },
+    (d) => {
+      setFresh(d.resultsPublished.version);
+      void q.refetch();
+    },
+    { onReconnect: () => void q.refetch() },
+  );
+  const e = q.data?.event;
+  if (!e) return <Pending title="Results" q={q} missing={<NoEvent slug={slug} />} />;
+  const r = e.results;
+  const title = `Results · ${e.name}`;
+  if (!r)
+    return (
+      <Page title={title}>
+        <ErrorNote error={q.error} />
+        <p>The results are not published yet. This page updates by itself when the organizers publish them.</p>
+      </Page>
+    );
+  const ranked = r.ranking.filter((x) => x.rank != null);
+  const podium = ranked.filter((x) => x.rank! <= 3);
+  const rows: ForestRow[] = r.ranking.map((x) => ({
+    label: titleOf(x),
+    href: x.project ? projectPath(e.slug, x.project.id) : undefined,
+    rank: x.rank,
+    rankLow: x.rankLow,
+    rankHigh: x.rankHigh,
+    quality: x.quality,
+    rawMean: x.rawMean,
+    rawRank: x.rawRank,
+    excluded: x.excluded,
+  }));
+  return (
+    <Page title={title}>
+      <ErrorNote error={q.error} />
+      {fresh != null && <Notice>Version {fresh} was just published; the page shows it.</Notice>}
+      <p class="results-meta">
+        <Badge tone={r.final ? 'good' : 'warn'}>{r.final ? 'final' : 'provisional'}</Badge>
+        <span>Version {r.version}</span>
+        <span>
+          published <When at={r.publishedAt} zone={e.timeZone} />
+        </span>
+        <Link href={`${eventPath(e.slug)}/verify`}>Verify these results</Link>
+      </p>
+      {!r.final && <p class="muted">Provisional: the organizers may publish a newer version.</p>}
+      {!r.connected && (
+        <p class="muted">
+          Not every project could be compared with every other (the judges formed separate groups): only the largest group is ranked.
+        </p>
+      )}
+      <h2>Podium</h2>
+      {podium.length === 0 ? (
+        <p class="muted">No project is ranked.</p>
+      ) : (
+        <ol class="podium">
+          {podium.map((x) => (
+            <li class={`place-${x.rank}`}>
+              <span class="place">{ordinal(x.rank!)}</span>
+              <span class="title">{x.project ? <Link href={projectPath(e.slug, x.project.id)}>{titleOf(x)}</Link> : titleOf(x)}</span>
+              <span class="muted">
+                {x.rankLow === x.rankHigh ? `certainly ${ordinal(x.rank!)} (90% interval)` : `90% interval: ${ordinal(x.rankLow!)} to ${ordinal(x.rankHigh!)} place`}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+      <h2>The whole ranking</h2>
+      <p>
+        Judges differ in severity and each project is seen by only a few of them, so the scores are calibrated before ranking. Each line shows where a project could
+        plausibly place: where lines overlap, the order is close to a coin toss.
+      </p>
+      <ForestPlot rows={rows} caption={`Calibrated ranks of ${ranked.length} projects with 90% rank intervals; the table below gives the same numbers.`} />
+      <div class="ranking-table">
+        <Table caption="The ranking">
+          <thead>
+            <tr>
+              <th scope="col" class="num">
+                Place
+              </th>
+              <th scope="col">Project</th>
+              <th scope="col">90% interval</th>
+              <th scope="col" class="num">
+                Raw rank
+              </th>
+              <th scope="col" class="num">
+                Quality
+              </th>
+              <th scope="col" class="num">
+                Raw mean
+              </th>
+              <th scope="col" class="num">
+                Reviews
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.ranking.map((x) => (
+              <tr>
+                <td class="num">{x.rank ?? '—'}</td>
+                <th scope="row">
+                  {x.project ? <Link href={projectPath(e.slug, x.project.id)}>{titleOf(x)}</Link> : titleOf(x)}
+                  {x.excluded && <span class="muted"> · not ranked: {excludedReason(x.excluded)}</span>}
+                </th>
+                <td>{interval(x)}</td>
+                <td class="num">{x.rawRank ?? '—'}</td>
+                <td class="num">{x.quality?.toFixed(3) ?? '—'}</td>
+                <td class="num">{x.rawMean?.toFixed(3) ?? '—'}</td>
+                <td class="num">{x.reviews}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </div>
+    </Page>
+  );
+}
+
+// ---- verify --------------------------------------------------------------------------
+
+const VerifyQuery = graphql(`
+  query PublicVerify($slug: String!) {
+    signingKey { algorithm fingerprint publicKeyPem }
+    event(slug: $slug) {
+      id slug name timeZone
+      results { final version publishedAt publishedAtSigned runId keyFingerprint resultHash inputsHash signature publicationSignature }
+    }
+  }
+`);
+
+function Hash({ children }: { children: string }) {
+  return <code class="hash">{children}</code>;
+}
+
+export function VerifyPage({ slug }: { slug: string }) {
+  const q = useQuery(VerifyQuery, { slug });
+  const e = q.data?.event;
+  if (!q.data || !e) return <Pending title="Verify the results" q={q} missing={<NoEvent slug={slug} />} />;
+  const key = q.data.signingKey;
+  const r = e.results;
+  const same = r && r.keyFingerprint.toLowerCase() === key.fingerprint.toLowerCase();
+  const origin = location.origin;
+  const commands = [
+    `# on the server (or with a copy of its database): write the signed bundle`,
+    `verdict results export --event ${e.slug} bundle/`,
+    ``,
+    `# anywhere, offline: re-run the calibration and check every hash and signature,`,
+    `# trusting only the key this deployment publishes`,
+    `FP=$(curl -sI ${origin}/.well-known/verdict-signing-key | awk -F': ' 'tolower($1)=="x-signing-key-fingerprint"{print $2}' | tr -d '\\r')`,
+    `verdict results verify bundle/ --key "$FP"`,
+  ].join('\n');
+  return (
+    <Page title={`Verify the results · ${e.name}`}>
+      <ErrorNote error={q.error} />
+      <p>
+        Every calibration run pins its inputs, hashes inputs and result, and is signed with this deployment’s Ed25519 key. Anyone holding the exported bundle can re-run
+        the calibration and check it without the server: a single changed byte fails.
+      </p>
+      <h2>This deployment’s signing key</h2>
+      <dl class="verify-list">
+        <dt>Algorithm</dt>
+        <dd>{key.algorithm}</dd>
+        <dt>Fingerprint</dt>
+        <dd>
+          <Hash>{key.fingerprint}</Hash>
+          <span class="visually-hidden"> (SHA-256 of the public key)</span>
+        </dd>
+        <dt>Public key</dt>
+        <dd>
+          <pre class="hash" data-testid="public-key">
+            {key.publicKeyPem}
+          </pre>
+          <a href="/.well-known/verdict-signing-key">/.well-known/verdict-signing-key</a> serves the same key, with its fingerprint in the{' '}
+          <code>x-signing-key-fingerprint</code> header.
+        </dd>
+      </dl>
+      <h2>The published results</h2>
+      {!r ? (
+        <p>The results are not published yet: there is nothing to verify.</p>
+      ) : (
+        <>
+          <p class="results-meta">
+            <Badge tone={r.final ? 'good' : 'warn'}>{r.final ? 'final' : 'provisional'}</Badge>
+            <span>Version {r.version}</span>
+            <span>
+              published <When at={r.publishedAt} zone={e.timeZone} />
+            </span>
+          </p>
+          <dl class="verify-list">
+            <dt>Signed by key</dt>
+            <dd>
+              <Hash>{r.keyFingerprint}</Hash>{' '}
+              {same ? <Badge tone="good">matches this deployment’s key</Badge> : <Badge tone="bad">does NOT match this deployment’s key</Badge>}
+            </dd>
+            <dt>Result hash</dt>
+            <dd>
+              <Hash>{r.resultHash}</Hash>
+            </dd>
+            <dt>Inputs hash</dt>
+            <dd>
+              <Hash>{r.inputsHash}</Hash>
+            </dd>
+            <dt>Run signature</dt>
+            <dd>
+              <Hash>{r.signature}</Hash>
+            </dd>
+            <dt>Publication signature</dt>
+            <dd>
+              <Hash>{r.publicationSignature}</Hash>
+            </dd>
+            <dt>Signed publication time</dt>
+            <dd>
+              <Hash>{r.publishedAtSigned}</Hash>
+            </dd>
+            <dt>Run</dt>
+            <dd>
+              <Hash>{r.runId}</Hash>
+            </dd>
+          </dl>
+          {!same && (
+            <p class="error" role="alert">
+              The results were signed with another key than the one this server publishes now (the key may have been replaced). Verify the bundle against the key you
+              trust.
+            </p>
+          )}
+        </>
+      )}
+      <h2>Check it yourself, offline</h2>
+      <ol>
+        <li>Get the bundle: the organizers (or whoever runs the server) export it and share the folder.</li>
+        <li>Pin the key: take the fingerprint above from this page or from the well-known address, not from the bundle.</li>
+        <li>
+          Run the verifier: it re-runs the estimator from the pinned inputs, compares the result byte for byte and checks the signatures; it prints PASS, or names what
+          failed.
+        </li>
+      </ol>
+      <pre>
+        <code>{commands}</code>
+      </pre>
+      {r && (
+        <p class="muted">
+          The bundle’s result hash must be <Hash>{r.resultHash}</Hash>.
+        </p>
+      )}
+    </Page>
+  );
 }

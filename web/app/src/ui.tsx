@@ -208,3 +208,41 @@ export function Table({ caption, children }: { caption?: string; children?: Comp
     </div>
   );
 }
+
+/** A link a person typed (a project's repo or demo) as a URL to link to: only http(s),
+ *  never `javascript:` or `data:`; null otherwise. */
+export function safeUrl(u: string | null | undefined): string | null {
+  if (!u) return null;
+  try {
+    const p = new URL(u);
+    return p.protocol === 'http:' || p.protocol === 'https:' ? p.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Copies `text` to the clipboard; says so, or asks to copy by hand when it cannot. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [said, setSaid] = useState('');
+  return (
+    <span class="copy">
+      <button
+        type="button"
+        class="secondary"
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(text);
+            setSaid('Copied.');
+          } catch {
+            setSaid('Could not copy: select the text and copy it by hand.');
+          }
+        }}
+      >
+        {label}
+      </button>
+      <span class="muted" role="status" aria-live="polite">
+        {said}
+      </span>
+    </span>
+  );
+}

@@ -6,7 +6,7 @@ import { request, useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, navigate } from '../router';
 import { useSession, ViewerQuery, type Viewer } from '../session';
-import { Badge, ErrorNote, Field, Loading, Notice, Page, Select, Table, When } from '../ui';
+import { Badge, CopyButton, ErrorNote, Field, Loading, Notice, Page, Select, Table, When } from '../ui';
 import './account.css';
 
 const LogIn = graphql(`
@@ -240,31 +240,6 @@ function roleLinks(slug: string, role: string): [string, string][] {
 
 const ROLE_NAMES: Record<string, string> = { PARTICIPANT: 'Participant', JUDGE: 'Judge', ORGANIZER: 'Organizer' };
 
-/** Copies `text` to the clipboard; says so, or asks to copy by hand when it cannot. */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
-  const [said, setSaid] = useState('');
-  return (
-    <span class="copy">
-      <button
-        type="button"
-        class="secondary"
-        onClick={async () => {
-          try {
-            await navigator.clipboard.writeText(text);
-            setSaid('Copied.');
-          } catch {
-            setSaid('Could not copy: select the text and copy it by hand.');
-          }
-        }}
-      >
-        {label}
-      </button>
-      <span class="muted" role="status" aria-live="polite">
-        {said}
-      </span>
-    </span>
-  );
-}
 
 function Section({ title, children }: { title: string; children?: ComponentChildren }) {
   const id = `acct-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;

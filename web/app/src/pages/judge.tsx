@@ -8,7 +8,7 @@ import { useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, useLocation } from '../router';
 import { useSession } from '../session';
-import { Badge, Countdown, ErrorNote, Loading, Notice, Page, TextArea, When, isOpen } from '../ui';
+import { Badge, Countdown, ErrorNote, Loading, Notice, Page, TextArea, When, isOpen, safeUrl } from '../ui';
 import './judge.css';
 
 const JudgeQueue = graphql(`
@@ -283,16 +283,6 @@ export function JudgeQueuePage({ slug }: { slug: string }) {
   );
 }
 
-/** Only http(s) links are offered; anything else stays text. */
-function safeUrl(u: string | null | undefined): string | null {
-  if (!u) return null;
-  try {
-    const p = new URL(u);
-    return p.protocol === 'http:' || p.protocol === 'https:' ? p.href : null;
-  } catch {
-    return null;
-  }
-}
 
 function ProjectView({ id }: { id: string }) {
   const q = useQuery(ProjectForJudge, { id });

@@ -5,8 +5,8 @@ import { useMutation, useQuery, type ApiError } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { Badge, Countdown, ErrorNote, Field, Loading, Notice, Page, Select, TextArea, When } from '../ui';
-import { CopyButton, useFlash } from './account';
+import { Badge, Countdown, ErrorNote, Field, Loading, Notice, Page, Select, TextArea, When, CopyButton } from '../ui';
+import { useFlash } from './account';
 import './participant.css';
 
 const TeamQuery = graphql(`

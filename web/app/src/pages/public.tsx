@@ -9,22 +9,12 @@ import { graphql, type ResultOf } from '../graphql';
 import { excludedReason, ForestPlot, ordinal, type ForestRow } from '../plots';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { Badge, Countdown, ErrorNote, Field, isOpen, Loading, Notice, Page, Select, Table, When } from '../ui';
+import { Badge, Countdown, ErrorNote, Field, isOpen, Loading, Notice, Page, Select, safeUrl, Table, When } from '../ui';
 import './public.css';
 
 const eventPath = (slug: string) => `/e/${encodeURIComponent(slug)}`;
 const projectPath = (slug: string, id: string) => `${eventPath(slug)}/projects/${encodeURIComponent(id)}`;
 
-/** An http(s) link as given, or null: anything else (javascript:, data:) is never a link. */
-function safeUrl(u: string | null | undefined): string | null {
-  if (!u) return null;
-  try {
-    const p = new URL(u);
-    return p.protocol === 'http:' || p.protocol === 'https:' ? p.href : null;
-  } catch {
-    return null;
-  }
-}
 
 function NoEvent({ slug }: { slug: string }) {
   return (

@@ -7,7 +7,7 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::DbBackend;
 
-use crate::sql::render;
+use crate::sql::execute;
 
 pub struct Migration;
 
@@ -234,16 +234,17 @@ const SQLITE_AUDIT_TRIGGERS: &[&str] = &[
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let backend = manager.get_database_backend();
-        let db = manager.get_connection();
-        let triggers = match backend {
+        let triggers = match manager.get_database_backend() {
             DbBackend::Postgres => PG_AUDIT_TRIGGERS,
             _ => SQLITE_AUDIT_TRIGGERS,
         };
-        for ddl in TABLES.iter().chain(INDEXES).chain(triggers) {
-            db.execute_unprepared(&render(backend, ddl)).await?;
-        }
-        Ok(())
+        let all: Vec<&str> = TABLES
+            .iter()
+            .chain(INDEXES)
+            .chain(triggers)
+            .copied()
+            .collect();
+        execute(manager, all).await
     }
 
     async fn down(&self, _manager: &SchemaManager) -> Result<(), DbErr> {

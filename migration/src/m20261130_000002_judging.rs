@@ -3,7 +3,7 @@
 
 use sea_orm_migration::prelude::*;
 
-use crate::sql::{append_only, render};
+use crate::sql::{append_only, execute};
 
 pub struct Migration;
 
@@ -133,9 +133,7 @@ impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let backend = manager.get_database_backend();
         let db = manager.get_connection();
-        for ddl in DDL {
-            db.execute_unprepared(&render(backend, ddl)).await?;
-        }
+        execute(manager, DDL).await?;
         for table in [
             "review_revisions",
             "calibration_runs",

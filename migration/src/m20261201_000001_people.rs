@@ -3,7 +3,7 @@
 
 use sea_orm_migration::prelude::*;
 
-use crate::sql::render;
+use crate::sql::execute;
 
 pub struct Migration;
 
@@ -117,12 +117,7 @@ const DDL: &[&str] = &[
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let backend = manager.get_database_backend();
-        let db = manager.get_connection();
-        for ddl in DDL {
-            db.execute_unprepared(&render(backend, ddl)).await?;
-        }
-        Ok(())
+        execute(manager, DDL).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {

@@ -1,6 +1,22 @@
 //! The few places where SQLite and PostgreSQL spell DDL differently.
 
-use sea_orm_migration::sea_orm::DbBackend;
+use sea_orm_migration::prelude::{DbErr, SchemaManager};
+use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+
+/// Runs each statement, [`render`]ed for the manager's backend, in order: the body of
+/// every migration step's `up`.
+pub async fn execute<S: AsRef<str>>(
+    manager: &SchemaManager<'_>,
+    statements: impl IntoIterator<Item = S>,
+) -> Result<(), DbErr> {
+    let backend = manager.get_database_backend();
+    let db = manager.get_connection();
+    for ddl in statements {
+        db.execute_unprepared(&render(backend, ddl.as_ref()))
+            .await?;
+    }
+    Ok(())
+}
 
 /// Column types that differ between the backends, substituted into the DDL text:
 /// `{pk}` a surrogate 64-bit primary key, `{ts}` a UTC timestamp, `{real}` a double.

@@ -12,6 +12,7 @@
 //! has empty bundles and serves the hand-written fallbacks instead: `web/index.html` (the
 //! events as text), `web/invite.html` (the links from mail) and `web/playground.html`.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use axum::extract::State;
@@ -54,13 +55,14 @@ pub enum ClientFiles {
 }
 
 impl ClientFiles {
-    /// The file at `path` (`/index.html`, `/assets/...`), if there is one.
-    async fn get(&self, path: &str) -> Option<Vec<u8>> {
+    /// The file at `path` (`/index.html`, `/assets/...`), if there is one: the embedded
+    /// bytes themselves, or what was read from disk.
+    async fn get(&self, path: &str) -> Option<Cow<'static, [u8]>> {
         match self {
             ClientFiles::Embedded => APP_ASSETS
                 .iter()
                 .find(|(p, _)| *p == path)
-                .map(|(_, body)| body.to_vec()),
+                .map(|(_, body)| Cow::Borrowed(*body)),
             ClientFiles::Dir(dir) => {
                 let rel = path.trim_start_matches('/');
                 if rel
@@ -69,7 +71,7 @@ impl ClientFiles {
                 {
                     return None;
                 }
-                tokio::fs::read(dir.join(rel)).await.ok()
+                tokio::fs::read(dir.join(rel)).await.ok().map(Cow::Owned)
             }
         }
     }

@@ -60,8 +60,8 @@ async fn browser_stories(app: App) {
         "stories",
         &[],
         &[
-            ("VERDICT_ADMIN_EMAIL", ADMIN_EMAIL.to_owned()),
-            ("VERDICT_ADMIN_PASSWORD", password),
+            ("VERDICT_ADMIN_EMAIL".to_owned(), ADMIN_EMAIL.to_owned()),
+            ("VERDICT_ADMIN_PASSWORD".to_owned(), password),
         ],
     )
     .await;
@@ -70,18 +70,14 @@ async fn browser_stories(app: App) {
 /// `serve --demo` in the browser: `e2e/demo.spec.ts` with the demo accounts, whose
 /// passwords the operator's `verdict user reset-password` gives.
 async fn browser_demo(app: App) {
-    let mut env = vec![("VERDICT_DEMO", "1".to_owned())];
+    let mut env = vec![("VERDICT_DEMO".to_owned(), "1".to_owned())];
     for role in ["organizer", "judge", "participant"] {
         let email = format!("{role}@demo.verdict.local");
         let out = app
             .cli(&["user", "reset-password", "--email", &email])
             .await;
         assert!(out.success(), "{out:?}");
-        let var: &'static str = match role {
-            "organizer" => "VERDICT_DEMO_ORGANIZER_PASSWORD",
-            "judge" => "VERDICT_DEMO_JUDGE_PASSWORD",
-            _ => "VERDICT_DEMO_PARTICIPANT_PASSWORD",
-        };
+        let var = format!("VERDICT_DEMO_{}_PASSWORD", role.to_uppercase());
         env.push((var, out.stdout.trim().to_owned()));
     }
     playwright(&app, "demo", &["e2e/demo.spec.ts"], &env).await;
@@ -89,7 +85,7 @@ async fn browser_demo(app: App) {
 
 /// Runs Playwright Test in `web/app` against `app` (unless something it needs is missing:
 /// then it says so, and fails under `CI=true`).
-async fn playwright(app: &App, what: &str, args: &[&str], env: &[(&str, String)]) {
+async fn playwright(app: &App, what: &str, args: &[&str], env: &[(String, String)]) {
     let backend = app.backend().name();
     let chromium = std::env::var_os("VERDICT_CHROMIUM")
         .map(PathBuf::from)

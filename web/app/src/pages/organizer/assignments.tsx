@@ -6,7 +6,8 @@ import { graphql, type ResultOf } from '../../graphql';
 import { CoveragePlot } from '../../plots';
 import { Link } from '../../router';
 import { Badge, ErrorNote, Field, Loading, Notice, Select, Table } from '../../ui';
-import { allPages, coverageCounts, EventMissing, eventProjects, OrgPage, useLoad } from './overview';
+import { allPages, coverageCounts, EventMissing, eventProjects, useLoad } from './overview';
+import { OrgPage } from './nav';
 
 // ---- reading ---------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ import { useMutation, useQuery } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Link, navigate } from '../../router';
 import { useSession } from '../../session';
-import { Badge, ErrorNote, Field, Loading, Notice, Page, Select, Table, TextArea } from '../../ui';
-import { At, OrgPage } from './people';
+import { Badge, ErrorNote, Field, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
+import { OrgPage } from './nav';
 import './organizer-admin.css';
 
 // ---- time zones ----------------------------------------------------------------------
@@ -491,7 +491,7 @@ function SettingsForm({ ev, onSaved }: { ev: EventSettings; onSaved: () => Promi
             <>
               <dt>{label}</dt>
               <dd>
-                <At at={ev[k] as string | null} zone={ev.timeZone} />
+                <When at={ev[k] as string | null} zone={ev.timeZone} />
               </dd>
             </>
           ))}

@@ -8,8 +8,8 @@ import { ApiError, request, useQuery, useSubscription } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { CoveragePlot, type CoverageRow } from '../../plots';
 import { Link } from '../../router';
-import { Countdown, ErrorNote, Loading, Page, When } from '../../ui';
-import { OrganizerNav } from './nav';
+import { Countdown, ErrorNote, Loading, When } from '../../ui';
+import { OrgPage } from './nav';
 import './organizer-live.css';
 
 // ---- shared by the organizer's live pages ---------------------------------------------
@@ -114,15 +114,6 @@ export function EventMissing({ slug }: { slug: string }) {
   );
 }
 
-/** The organizer page frame: the sub-navigation, then the page. */
-export function OrgPage({ slug, title, children, actions }: { slug: string; title: string; children?: ComponentChildren; actions?: ComponentChildren }) {
-  return (
-    <Page title={title} actions={actions}>
-      <OrganizerNav slug={slug} />
-      {children}
-    </Page>
-  );
-}
 
 const CoverageAssignments = graphql(`
   query OrgCoverageAssignments($slug: String!, $after: String) {

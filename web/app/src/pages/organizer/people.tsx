@@ -2,37 +2,15 @@
 // by email (send, resend, revoke, invite everyone an import brought in) and the outbox of
 // invitation messages, whose links an organizer of an air-gapped event copies by hand.
 // Also the small helpers the other organizer-admin pages share (paged lists, the frame).
-import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, request, useMutation } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
-import { Link } from '../../router';
 import { useSession } from '../../session';
-import { Badge, ErrorNote, Field, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
-import { OrganizerNav } from './nav';
+import { Badge, ErrorNote, Field, Loading, Notice, Select, Table, TextArea, When } from '../../ui';
+import { OrgPage } from './nav';
 import './organizer-admin.css';
 
 // ---- shared by the organizer-admin pages ---------------------------------------------
-
-/** An organizer page: the title, the organizer navigation, and a log-in prompt for visitors
- *  (everyone else sees what the server answers, refusals included). */
-export function OrgPage({ slug, title, children, actions }: { slug: string; title: string; children?: ComponentChildren; actions?: ComponentChildren }) {
-  const { viewer, loading } = useSession();
-  return (
-    <Page title={title} actions={actions}>
-      <OrganizerNav slug={slug} />
-      {loading ? (
-        <Loading />
-      ) : !viewer ? (
-        <p>
-          <Link href={`/login?next=${encodeURIComponent(location.pathname)}`}>Log in</Link> as an organizer of this event to see this page.
-        </p>
-      ) : (
-        children
-      )}
-    </Page>
-  );
-}
 
 type Conn<N> = { nodes: N[]; totalCount: number; pageInfo: { endCursor: string | null; hasNextPage: boolean } };
 
@@ -144,8 +122,6 @@ export function MoreButton({ list, what }: { list: Paged<unknown>; what: string 
   );
 }
 
-/** A moment in the viewer's zone with the event's beside it (the shared `When`). */
-export const At = When;
 
 export const ROLE_LABEL: Record<string, string> = { PARTICIPANT: 'Participant', JUDGE: 'Judge', ORGANIZER: 'Organizer' };
 const ROLE_OPTIONS = [
@@ -427,7 +403,7 @@ function InvitationsTable({ list, onChange }: { list: Paged<Invitation>; onChang
                   <td>
                     <Badge tone={statusTone(i.status)}>{i.status}</Badge>
                   </td>
-                  <td>{i.redeemedAt ? <span class="muted">redeemed <At at={i.redeemedAt} /></span> : <At at={i.expiresAt} />}</td>
+                  <td>{i.redeemedAt ? <span class="muted">redeemed <When at={i.redeemedAt} /></span> : <When at={i.expiresAt} />}</td>
                   <td>{i.team ? i.team.name : <span class="muted">—</span>}</td>
                   <td>
                     {open ? (
@@ -665,14 +641,14 @@ function OutboxList({ list }: { list: Paged<Message> }) {
                 <div>
                   <dt>Written</dt>
                   <dd>
-                    <At at={msg.createdAt} />
+                    <When at={msg.createdAt} />
                   </dd>
                 </div>
                 {msg.sentAt && (
                   <div>
                     <dt>Sent</dt>
                     <dd>
-                      <At at={msg.sentAt} />
+                      <When at={msg.sentAt} />
                     </dd>
                   </div>
                 )}

@@ -5,8 +5,9 @@ import { useMutation, useQuery } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Link } from '../../router';
 import { useSession } from '../../session';
-import { Badge, download, ErrorNote, Field, Loading, Notice, Select, Table } from '../../ui';
-import { At, MoreButton, OrgPage, usePaged } from './people';
+import { Badge, download, ErrorNote, Field, Loading, Notice, Select, Table, When } from '../../ui';
+import { OrgPage } from './nav';
+import { MoreButton, usePaged } from './people';
 import './organizer-admin.css';
 
 // ---- /e/:slug/admin/moderation -------------------------------------------------------
@@ -261,7 +262,7 @@ function ProjectCard({ slug, p, all, tracks, onChanged }: { slug: string; p: Pro
         {p.submittedAt && (
           <>
             {' '}
-            · submitted <At at={p.submittedAt} />
+            · submitted <When at={p.submittedAt} />
           </>
         )}
       </p>
@@ -554,7 +555,7 @@ export function AuditPage({ slug }: { slug: string }) {
                   <tr key={e.seq}>
                     <td class="num">{e.seq}</td>
                     <td>
-                      <At at={e.occurredAt} />
+                      <When at={e.occurredAt} />
                     </td>
                     <td class="org-wrap">
                       <span title={e.actor || 'system'}>{who(e.actor)}</span>

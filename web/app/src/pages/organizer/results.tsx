@@ -8,7 +8,8 @@ import { graphql, type ResultOf } from '../../graphql';
 import { ForestPlot, SeverityPlot, type ForestRow, type SeverityRow } from '../../plots';
 import { Link } from '../../router';
 import { Badge, ErrorNote, Field, Loading, Notice, Table, When } from '../../ui';
-import { EventMissing, Hash, num, OrgPage, retryKey, useLoad } from './overview';
+import { EventMissing, Hash, num, retryKey, useLoad } from './overview';
+import { OrgPage } from './nav';
 
 // ---- one way to show a calibrated ranking and its judges ----------------------------------
 

@@ -12,6 +12,7 @@
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`http`]: the axum router that serves it all; authentication happens there.
 //! - [`mail`]: the worker that delivers the outbox over SMTP.
+//! - [`memo`]: a bounded map of immutable values shared by every request.
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
 //! - [`web`]: the playground and web client assets compiled into the binary.
@@ -31,5 +32,6 @@ pub mod error;
 pub mod graphql;
 pub mod http;
 pub mod mail;
+pub mod memo;
 pub mod planner;
 pub mod web;

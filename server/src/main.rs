@@ -497,6 +497,8 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         tls_cookies: cfg.tls_cookies,
         parsed_runs: Default::default(),
         leaderboards: Default::default(),
+        progress: Default::default(),
+        publications: Default::default(),
         links: Links::new(&public_url),
         mail,
     };

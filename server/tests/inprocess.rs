@@ -107,6 +107,8 @@ fn services(db: &Db) -> Services {
         signer,
         parsed_runs: Default::default(),
         leaderboards: Default::default(),
+        progress: Default::default(),
+        publications: Default::default(),
         links: verdict::domain::outbox::Links::new("http://verdict.test"),
         mail: Default::default(),
     }
@@ -839,7 +841,10 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
             got.push(msg);
         }
         // Nothing more follows the burst.
-        tokio::time::sleep(verdict::graphql::feed::QUIET * 3).await;
+        tokio::time::sleep(
+            <verdict::graphql::feed::Leaderboards as verdict::graphql::feed::Kind>::QUIET * 3,
+        )
+        .await;
         assert!(
             rx.try_recv().is_err(),
             "one message per subscriber and burst"
@@ -869,6 +874,190 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
     }
     s.bus
         .publish(BusEvent::JudgingChanged { event_id: event.id });
-    tokio::time::sleep(verdict::graphql::feed::QUIET * 3).await;
+    tokio::time::sleep(
+        <verdict::graphql::feed::Leaderboards as verdict::graphql::feed::Kind>::QUIET * 3,
+    )
+    .await;
     assert_eq!(s.leaderboards.computations(), 2);
+}
+
+/// Subscribes `n` callers to `query` and returns their tasks and what they receive: the
+/// subscriber's number and the message's data.
+fn subscribers(
+    s: &Services,
+    caller: Option<(entity::user::Model, accounts::Credential)>,
+    query: &str,
+    n: usize,
+    tx: &tokio::sync::mpsc::UnboundedSender<(usize, serde_json::Value)>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    use futures_util::StreamExt;
+    let schema = graphql::schema(s.clone(), true);
+    (0..n)
+        .map(|i| {
+            let rc = Arc::new(
+                RequestCtx::new("test".into(), "127.0.0.1".into(), caller.clone()).long_lived(),
+            );
+            let mut req = async_graphql::Request::new(query);
+            req.data = graphql::request_data(s, rc);
+            let mut stream = schema.execute_stream(req);
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                while let Some(resp) = stream.next().await {
+                    assert!(resp.errors.is_empty(), "{:?}", resp.errors);
+                    let _ = tx.send((i, resp.data.into_json().unwrap()));
+                }
+            })
+        })
+        .collect()
+}
+
+/// Statements one change costs its subscribers: `n` of them follow `query`, `change` is
+/// published once, and every subscriber must receive one message (checked by `check`).
+#[allow(clippy::too_many_arguments)]
+async fn statements_per_change(
+    t: &InProcess,
+    s: &Services,
+    caller: Option<(entity::user::Model, accounts::Credential)>,
+    query: &str,
+    n: usize,
+    followers: impl Fn() -> usize,
+    change: verdict::graphql::bus::BusEvent,
+    check: impl Fn(&serde_json::Value),
+) -> u64 {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let tasks = subscribers(s, caller, query, n, &tx);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while followers() < n {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "subscribers register"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let before = t.db.statement_count();
+    s.bus.publish(change);
+    let mut who = vec![];
+    while who.len() < n {
+        let (i, data) = tokio::time::timeout(std::time::Duration::from_secs(30), rx.recv())
+            .await
+            .expect("every subscriber receives the change")
+            .expect("open");
+        check(&data);
+        who.push(i);
+    }
+    let used = t.db.statement_count() - before;
+    who.sort();
+    assert_eq!(who, (0..n).collect::<Vec<_>>(), "{}", t.name);
+    for task in tasks {
+        task.abort();
+    }
+    used
+}
+
+/// Judging progress and published results are computed once per change and event, and
+/// every follower's credential and role are checked in a few statements for all of them:
+/// what a change costs does not grow with the number of subscribers.
+#[tokio::test]
+async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
+    use verdict::graphql::bus::BusEvent;
+    for t in backends().await {
+        import_fixture(&t.db).await;
+        let email = "root@example.org";
+        let txn = t.db.write().await.expect("begin");
+        let password = accounts::admin_create(&txn, email).await.expect("admin");
+        txn.commit().await.expect("commit");
+        let (_, token) = accounts::log_in(&t.db, email, &password, "test", 100)
+            .await
+            .expect("log in");
+        let caller = accounts::authenticate(&t.db.conn, &token)
+            .await
+            .expect("authenticate")
+            .expect("a live session");
+        let admin = Actor {
+            user: caller.0.clone(),
+        };
+        let event = verdict::domain::event_by_slug(&t.db.conn, spring_hack::SLUG)
+            .await
+            .expect("event");
+        let s = services(&t.db);
+
+        let progress = format!(
+            r#"subscription {{ judgingProgress(event: "{}") {{ assignments done }} }}"#,
+            spring_hack::SLUG
+        );
+        let mut used = vec![];
+        for n in [1, 50] {
+            used.push(
+                statements_per_change(
+                    &t,
+                    &s,
+                    Some(caller.clone()),
+                    &progress,
+                    n,
+                    || s.progress.followers(event.id),
+                    BusEvent::JudgingChanged { event_id: event.id },
+                    |d| assert!(d["judgingProgress"]["assignments"].as_i64() > Some(0)),
+                )
+                .await,
+            );
+        }
+        println!(
+            "{}: judgingProgress: {} statements per change for 1 subscriber, {} for 50",
+            t.name, used[0], used[1]
+        );
+        assert_eq!(used[0], used[1], "{}: {used:?}", t.name);
+        assert_eq!(s.progress.computations(), 2, "{}", t.name);
+
+        let run = verdict::domain::results::run_calibration(
+            &t.db,
+            &admin,
+            &event,
+            &s.signer,
+            Some(1),
+            Some(20),
+        )
+        .await
+        .expect("run");
+        let txn = t.db.write().await.expect("begin");
+        let (publication, _) = verdict::domain::results::publish(
+            &txn,
+            &admin,
+            &event,
+            &s.signer,
+            &run.public_id,
+            false,
+        )
+        .await
+        .expect("publish");
+        txn.commit().await.expect("commit");
+        let published = format!(
+            r#"subscription {{ resultsPublished(event: "{}") {{ version results {{ rankingPage(first: 5) {{ totalCount }} }} }} }}"#,
+            spring_hack::SLUG
+        );
+        let mut used = vec![];
+        for n in [1, 50] {
+            used.push(
+                statements_per_change(
+                    &t,
+                    &s,
+                    None,
+                    &published,
+                    n,
+                    || s.publications.followers(event.id),
+                    BusEvent::ResultsPublished {
+                        event_id: event.id,
+                        publication_id: publication.id,
+                    },
+                    |d| assert_eq!(d["resultsPublished"]["version"], 1),
+                )
+                .await,
+            );
+        }
+        println!(
+            "{}: resultsPublished: {} statements per publication for 1 subscriber, {} for 50",
+            t.name, used[0], used[1]
+        );
+        // The first reads the run once; later ones find it in memory.
+        assert!(used[1] <= used[0], "{}: {used:?}", t.name);
+    }
 }

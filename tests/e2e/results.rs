@@ -12,6 +12,7 @@ use crate::harness::{App, judged_fixture, op, rfc3339, str_at, unique};
 
 e2e! {
     published_ranking_keeps_a_project_withdrawn_after_publication,
+    published_ranking_reads_a_page_at_a_time_and_anonymous_gets_are_cacheable,
     calibration_lets_writes_through_and_stores_the_inputs_at_commit [
         "--request-timeout", "300", "--max-body", "4194304"
     ],
@@ -111,6 +112,167 @@ async fn published_ranking_keeps_a_project_withdrawn_after_publication(app: App)
         p1["project"]["status"], "WITHDRAWN",
         "its team still sees it"
     );
+}
+
+/// Imports the judged fixture, runs a calibration and publishes it; the event's slug.
+async fn published_event(app: &App, admin: &str, tag: &str) -> String {
+    app.ok(Some(admin), IMPORT, json!({ "f": judged_fixture(tag) }))
+        .await;
+    let slug = format!("csv-{tag}");
+    let run = app
+        .ok(
+            Some(admin),
+            op("RunCalibration"),
+            json!({ "event": slug, "seed": 3, "bootstrap": 20 }),
+        )
+        .await;
+    app.ok(
+        Some(admin),
+        op("PublishResults"),
+        json!({ "event": slug, "run": str_at(&run, "/runCalibration/id"), "final": true }),
+    )
+    .await;
+    slug
+}
+
+/// The external ids of a list of ranked projects, in order.
+fn external_ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap_or_else(|| panic!("a list: {list}"))
+        .iter()
+        .map(|p| p["projectExternalId"].as_str().expect("an id").to_string())
+        .collect()
+}
+
+async fn published_ranking_reads_a_page_at_a_time_and_anonymous_gets_are_cacheable(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let slug = published_event(&app, &admin, &tag).await;
+    let whole = app
+        .ok(
+            None,
+            "query($e: String!) { event(slug: $e) { results { ranking { projectExternalId } } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    let whole = external_ids(&whole["event"]["results"]["ranking"]);
+    assert_eq!(whole.len(), 4, "four projects are published");
+
+    // Page by page, the same entries in the same order, with the total on every page.
+    let pages = "query($e: String!, $after: String) { event(slug: $e) { results { rankingPage(first: 3, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { node { projectExternalId project { externalId } } } } } } }";
+    let first = app
+        .ok(None, pages, json!({ "e": slug, "after": null }))
+        .await;
+    let first = &first["event"]["results"]["rankingPage"];
+    assert_eq!(first["totalCount"], 4, "{first}");
+    assert_eq!(first["pageInfo"]["hasNextPage"], true, "{first}");
+    let nodes = |page: &Value| -> Value {
+        Value::Array(
+            page["edges"]
+                .as_array()
+                .expect("edges")
+                .iter()
+                .map(|e| e["node"].clone())
+                .collect(),
+        )
+    };
+    let first_nodes = nodes(first);
+    assert!(
+        first_nodes
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .all(|n| n["project"]["externalId"] == n["projectExternalId"]),
+        "each entry on a page is linked to its project: {first}"
+    );
+    let second = app
+        .ok(
+            None,
+            pages,
+            json!({ "e": slug, "after": first["pageInfo"]["endCursor"] }),
+        )
+        .await;
+    let second = &second["event"]["results"]["rankingPage"];
+    assert_eq!(second["pageInfo"]["hasNextPage"], false, "{second}");
+    let mut walked = external_ids(&first_nodes);
+    walked.extend(external_ids(&nodes(second)));
+    assert_eq!(walked, whole, "the pages walk the whole ranking in order");
+    let bad = app
+        .gql(pages, json!({ "e": slug, "after": "not-a-cursor" }))
+        .await;
+    crate::harness::assert_bad_input(&bad, &["after"]);
+
+    // A persisted query over GET: named by its hash once the server knows its text.
+    let query = "query PublicResults($e: String!) { event(slug: $e) { results { version rankingPage(first: 2) { totalCount edges { node { projectExternalId rank } } } } } }";
+    let hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(query.as_bytes()));
+    let get = |text: Option<&str>, hash: &str| {
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        if let Some(text) = text {
+            form.append_pair("query", text);
+        }
+        form.append_pair("variables", &json!({ "e": slug }).to_string());
+        form.append_pair(
+            "extensions",
+            &json!({ "persistedQuery": { "version": 1, "sha256Hash": hash } }).to_string(),
+        );
+        format!("/graphql?{}", form.finish())
+    };
+    let unknown = app.get(&get(None, &hash)).await;
+    assert_eq!(
+        unknown.json()["errors"][0]["extensions"]["code"],
+        "PERSISTED_QUERY_NOT_FOUND",
+        "{unknown:?}"
+    );
+    let wrong = app.get(&get(Some(query), &"0".repeat(64))).await;
+    assert_eq!(
+        wrong.status, 400,
+        "a hash that is not the query's: {wrong:?}"
+    );
+    let registered = app.get(&get(Some(query), &hash)).await;
+    assert_eq!(registered.status, 200, "{registered:?}");
+    let by_hash = app.get(&get(None, &hash)).await;
+    assert_eq!(by_hash.status, 200, "{by_hash:?}");
+    assert_eq!(by_hash.json(), registered.json(), "the same answer by hash");
+    assert_eq!(
+        by_hash.json()["data"]["event"]["results"]["rankingPage"]["totalCount"],
+        4
+    );
+    assert_eq!(
+        by_hash.header("cache-control").as_deref(),
+        Some("public, max-age=5"),
+        "an anonymous answer may be kept by a shared cache: {by_hash:?}"
+    );
+    let etag = by_hash.header("etag").expect("an ETag");
+    let revalidated = app
+        .get_with(&get(None, &hash), &[("if-none-match", &etag)])
+        .await;
+    assert_eq!(revalidated.status, 304, "{revalidated:?}");
+    assert!(revalidated.text.is_empty(), "a 304 has no body");
+    let signed_in = app
+        .get_with(
+            &get(None, &hash),
+            &[("authorization", &format!("Bearer {admin}"))],
+        )
+        .await;
+    assert_eq!(signed_in.status, 200, "{signed_in:?}");
+    assert_eq!(
+        signed_in.header("cache-control").as_deref(),
+        Some("private, no-store"),
+        "a signed-in answer is the caller's alone"
+    );
+    assert!(signed_in.header("etag").is_none(), "{signed_in:?}");
+
+    // A persisted mutation is still a mutation: never over GET.
+    let mutation = "mutation { logOut }";
+    let mutation_hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(mutation.as_bytes()));
+    let body = json!({
+        "query": mutation,
+        "extensions": { "persistedQuery": { "version": 1, "sha256Hash": mutation_hash } },
+    });
+    app.post_raw(body.to_string(), "application/json", &[])
+        .await;
+    let over_get = app.get(&get(None, &mutation_hash)).await;
+    assert_eq!(over_get.status, 405, "{over_get:?}");
 }
 
 /// An event large enough that its calibration computes for seconds: `projects` projects

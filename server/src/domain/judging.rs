@@ -690,17 +690,27 @@ pub async fn progress<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult
             Standing::Withdrawn => p.withdrawn += 1,
         }
     }
-    let reviewed = review::Entity::find()
+    // Linear in assignments plus reviews: the live assignments by id, then one pass over
+    // the submitted reviews, reading only the two columns counted.
+    let live: std::collections::HashSet<i64> = rows
+        .iter()
+        .filter(|a| a.status != AssignmentStatus::Recused)
+        .map(|a| a.id)
+        .collect();
+    let reviewed: Vec<(i64, i64)> = review::Entity::find()
         .filter(review::Column::EventId.eq(e.id))
         .filter(review::Column::Submitted.eq(true))
+        .select_only()
+        .column(review::Column::AssignmentId)
+        .column(review::Column::ProjectId)
+        .into_tuple()
         .all(db)
         .await?;
     let mut counts: std::collections::HashMap<i64, i32> = std::collections::HashMap::new();
-    for r in reviewed.iter().filter(|r| {
-        rows.iter()
-            .any(|a| a.id == r.assignment_id && a.status != AssignmentStatus::Recused)
-    }) {
-        *counts.entry(r.project_id).or_default() += 1;
+    for (assignment_id, project_id) in reviewed {
+        if live.contains(&assignment_id) {
+            *counts.entry(project_id).or_default() += 1;
+        }
     }
     p.projects_below_target = submitted
         .iter()

@@ -26,6 +26,7 @@ use crate::calibrate::{
 use crate::crypto::signing::{PUBLICATION_TAG, PublicKey, RUN_TAG, Signer25519};
 use crate::crypto::{canonical_json, sha256_hex};
 use crate::error::{AppError, AppResult};
+use crate::memo::Memo;
 
 pub const MAX_BOOTSTRAP: u32 = 2_000;
 
@@ -362,70 +363,63 @@ pub fn parse_result(run: &calibration_run::Model) -> AppResult<CalibrationResult
         .map_err(|e| AppError::Internal(format!("stored result does not parse: {e}")))
 }
 
-/// Parsed results of stored runs, shared by every request. A run is immutable and its
-/// canonical result is named by its SHA-256 (`result_hash`), so a parsed copy never goes
-/// stale, even across a restore. Bounded: when full, the entry inserted first goes.
+/// Stored runs and their parsed results, shared by every request. A run row never changes
+/// once written, and its canonical result is named by its SHA-256 (`result_hash`), so
+/// neither copy goes stale, even across a restore. Published results are read from here:
+/// a crowd refreshing the results costs one small query per request (which publication is
+/// the latest), not the run's megabyte of JSON and its parse.
 pub struct ParsedRuns {
-    inner: std::sync::Mutex<ParsedRunsInner>,
+    rows: Memo<i64, std::sync::Arc<calibration_run::Model>>,
+    parsed: Memo<String, std::sync::Arc<CalibrationResult>>,
     parses: std::sync::atomic::AtomicU64,
 }
 
-#[derive(Default)]
-struct ParsedRunsInner {
-    by_hash: HashMap<String, std::sync::Arc<CalibrationResult>>,
-    order: std::collections::VecDeque<String>,
-}
-
 impl ParsedRuns {
-    /// How many parsed results are kept: the runs people look at are the few latest of
-    /// the events being judged or published; a large one is a few hundred kilobytes.
+    /// How many runs are kept: the runs people look at are the few latest of the events
+    /// being judged or published; a large one is a megabyte or two.
     pub const CAPACITY: usize = 32;
+
+    /// The row of run `id` (None if there is none), read from the database on first use.
+    pub async fn row<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        id: i64,
+    ) -> AppResult<Option<std::sync::Arc<calibration_run::Model>>> {
+        if let Some(r) = self.rows.get(&id) {
+            return Ok(Some(r));
+        }
+        let Some(row) = calibration_run::Entity::find_by_id(id).one(db).await? else {
+            return Ok(None);
+        };
+        Ok(Some(self.rows.insert(id, std::sync::Arc::new(row))))
+    }
 
     /// The parsed result of `run`, parsed on first use.
     pub fn get(
         &self,
         run: &calibration_run::Model,
     ) -> AppResult<std::sync::Arc<CalibrationResult>> {
-        if let Some(r) = self.lock().by_hash.get(&run.result_hash) {
-            return Ok(r.clone());
+        if let Some(r) = self.parsed.get(run.result_hash.as_str()) {
+            return Ok(r);
         }
         // Parsed outside the lock; two requests racing on a new run may both parse it.
         let parsed = std::sync::Arc::new(parse_result(run)?);
         self.parses
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut inner = self.lock();
-        if !inner.by_hash.contains_key(&run.result_hash) {
-            if inner.order.len() >= Self::CAPACITY
-                && let Some(oldest) = inner.order.pop_front()
-            {
-                inner.by_hash.remove(&oldest);
-            }
-            inner.order.push_back(run.result_hash.clone());
-            inner
-                .by_hash
-                .insert(run.result_hash.clone(), parsed.clone());
-        }
-        Ok(parsed)
+        Ok(self.parsed.insert(run.result_hash.clone(), parsed))
     }
 
     /// Stored results parsed so far (for the tests: a result is parsed once, not per field).
     pub fn parses(&self) -> u64 {
         self.parses.load(std::sync::atomic::Ordering::Relaxed)
     }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, ParsedRunsInner> {
-        // The map stays consistent even if a holder panicked: every update is one insert
-        // or remove.
-        self.inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
 }
 
 impl Default for ParsedRuns {
     fn default() -> Self {
         ParsedRuns {
-            inner: std::sync::Mutex::new(ParsedRunsInner::default()),
+            rows: Memo::new(Self::CAPACITY),
+            parsed: Memo::new(Self::CAPACITY),
             parses: std::sync::atomic::AtomicU64::new(0),
         }
     }

@@ -35,7 +35,7 @@ macro_rules! page_of {
 pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M, S> {
     use super::object::{
         audit::AuditEvent, event::Event, event::Team, judging::Assignment, people::Invitation,
-        people::OutboxMessage, project::Project, user::Membership,
+        people::OutboxMessage, project::Project, results::CalibratedProject, user::Membership,
     };
     b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
         .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
@@ -45,6 +45,7 @@ pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M
         .override_output_type_description::<Page<OutboxMessage>>(page_of!("outbox messages"))
         .override_output_type_description::<Page<Project>>(page_of!("projects"))
         .override_output_type_description::<Page<Team>>(page_of!("teams"))
+        .override_output_type_description::<Page<CalibratedProject>>(page_of!("ranked projects"))
 }
 
 fn cursor(key: i64) -> String {
@@ -97,6 +98,37 @@ where
     conn.edges.extend(
         rows.into_iter()
             .map(|r| Edge::new(cursor(key_of(&r)), node(r))),
+    );
+    Ok(conn)
+}
+
+/// One page of a list already in memory (a frozen ranking), in its order: the cursor is
+/// the position, which never moves because the list never changes.
+pub fn page_of_list<N: async_graphql::OutputType>(
+    ctx: &Context<'_>,
+    items: Vec<N>,
+    first: Option<i32>,
+    after: Option<String>,
+) -> async_graphql::Result<Page<N>> {
+    let limit = ctx.page_size(first)? as usize;
+    let after = decode(after).gql(ctx)?;
+    let start = usize::try_from(after.saturating_add(1)).unwrap_or(0);
+    let total = items.len();
+    let end = start.saturating_add(limit).min(total);
+    let mut conn = Connection::with_additional_fields(
+        after != i64::MIN,
+        end < total,
+        Totals {
+            total_count: total as i64,
+        },
+    );
+    conn.edges.extend(
+        items
+            .into_iter()
+            .enumerate()
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .map(|(i, n)| Edge::new(cursor(i as i64), n)),
     );
     Ok(conn)
 }

@@ -101,9 +101,11 @@ pub struct Services {
     pub signer: Arc<crate::crypto::signing::Signer25519>,
     /// Parsed results of stored runs: immutable, so shared by every request.
     pub parsed_runs: Arc<crate::domain::results::ParsedRuns>,
-    /// The live leaderboards `leaderboardUpdated` follows: one computation per event and
-    /// change, shared by its subscribers.
-    pub leaderboards: super::feed::LeaderboardFeeds,
+    /// The live feeds the subscriptions follow: one computation per event and change,
+    /// shared by its subscribers (`graphql::feed`).
+    pub leaderboards: super::feed::Feeds<super::feed::Leaderboards>,
+    pub progress: super::feed::Feeds<super::feed::Progress>,
+    pub publications: super::feed::Feeds<super::feed::Publications>,
     /// Where the links in messages point (`--public-url`).
     pub links: crate::domain::outbox::Links,
     /// Wakes the mail worker after a commit that wrote to the outbox.

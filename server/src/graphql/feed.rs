@@ -1,70 +1,240 @@
-//! The live leaderboard's shared feed: one computation per event and (debounced) change,
-//! sent to every subscriber of that event.
+//! Live feeds: each subscription's message is computed once per event and (debounced)
+//! change, and shared by every subscriber of that event who may still see it.
 //!
-//! A full calibration costs milliseconds to seconds of CPU. Computed by each subscriber on
-//! each bus event, five organizers watching while autoAssign applies fifty assignments
-//! would cost two hundred and fifty of them. Instead, the first subscriber of an event
-//! starts one task: it listens to the bus, lets a burst of changes settle ([`QUIET`],
-//! [`MAX_DELAY`]), computes the leaderboard once and puts it in a `watch` channel that
-//! every subscriber of the event reads. The task ends when the last subscriber has left.
+//! Computed by each subscriber on each bus event, a thousand organizers watching judging
+//! progress would run a thousand progress queries per saved review, and take the
+//! connections the next review needs; ten thousand people waiting for the results would
+//! each read the published run. Instead, the first subscriber of an event starts one task
+//! per [`Kind`] of feed: it listens to the bus, lets a burst of changes settle
+//! ([`Kind::QUIET`], [`Kind::MAX_DELAY`]), computes the message once, checks every
+//! signed-in follower's credential (and, for organizer-only feeds, role) in two statements
+//! for all of them, and puts the message with those verdicts in a `watch` channel that
+//! every subscriber of the event reads. Subscribers filter; they do not query. The task
+//! ends when the last subscriber has left.
 //!
-//! A leaderboard is a whole snapshot, not a delta: a subscriber that is slow to read skips
-//! to the newest one and loses nothing, so a `watch` (latest value) fits, where the bus's
-//! `broadcast` has to tell a lagging reader what it missed.
+//! A message is a whole snapshot, not a delta (the progress, the leaderboard, the latest
+//! publication): a subscriber that is slow to read skips to the newest one and loses
+//! nothing, so a `watch` (latest value) fits, where the bus's `broadcast` has to tell a
+//! lagging reader what it missed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use entity::event;
+use entity::{event, membership, result_publication};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::bus::{Bus, BusEvent};
-use super::object::results::Leaderboard;
-use crate::db::Db;
+use super::Services;
+use super::bus::BusEvent;
+use super::object::judging::JudgingProgress;
+use super::object::results::{Leaderboard, ResultPublication};
+use crate::domain::accounts::{self, Credential};
+use crate::error::{AppError, AppResult};
 
-/// A change is computed once no further change of the event has arrived for this long: a
-/// burst (autoAssign applying a plan, a judge saving reviews in a row, an import) arrives
-/// within a few hundred milliseconds and is folded into one computation, while a single
-/// change still reaches the organizers about half a second later, which a leaderboard that
-/// moves at the pace of human judging does not notice.
-pub const QUIET: Duration = Duration::from_millis(500);
-
-/// ... but never later than this after the first change of a burst, so that a steady
-/// stream of changes still updates the leaderboard every few seconds.
-pub const MAX_DELAY: Duration = Duration::from_secs(3);
-
-/// What a feed holds: nothing before its first computation, then the latest leaderboard,
-/// or the internal reason its computation failed (logged and redacted where it is sent).
-pub type Update = Option<Result<Leaderboard, String>>;
-
-/// The running feeds, one per followed event (part of [`super::Services`]).
-#[derive(Clone, Default)]
-pub struct LeaderboardFeeds {
-    feeds: Arc<Mutex<HashMap<i64, watch::Sender<Update>>>>,
-    computations: Arc<AtomicU64>,
+/// What one kind of feed computes, when, and for whom.
+pub trait Kind: Send + Sync + 'static {
+    type Item: Clone + Send + Sync + 'static;
+    /// A change is computed once no further change of the event has arrived for this
+    /// long, so that a burst (autoAssign applying a plan, an import) is one computation.
+    const QUIET: Duration;
+    /// ... but never later than this after the first change of a burst.
+    const MAX_DELAY: Duration;
+    /// Whether only the event's organizers may follow it.
+    const ORGANIZERS_ONLY: bool;
+    /// Whether a bus event moves this feed of `event_id`.
+    fn moves(ev: &BusEvent, event_id: i64) -> bool;
+    /// The message after a change; None sends nothing.
+    fn compute(
+        services: &Services,
+        e: &event::Model,
+    ) -> impl Future<Output = AppResult<Option<Self::Item>>> + Send;
 }
 
-impl LeaderboardFeeds {
-    /// Follows the leaderboard of `e`, starting its feed if none runs. The receiver sees
-    /// the computations that follow changes made from now on.
-    pub fn subscribe(&self, db: &Db, bus: &Bus, e: &event::Model) -> watch::Receiver<Update> {
-        let mut feeds = self.lock();
-        if let Some(tx) = feeds.get(&e.id) {
-            return tx.subscribe();
+/// `judgingProgress`: counts that organizers watch fill in. Two statements per
+/// computation; a review saved is seen within a quarter of a second.
+pub struct Progress;
+
+impl Kind for Progress {
+    type Item = JudgingProgress;
+    const QUIET: Duration = Duration::from_millis(100);
+    const MAX_DELAY: Duration = Duration::from_millis(250);
+    const ORGANIZERS_ONLY: bool = true;
+    fn moves(ev: &BusEvent, event_id: i64) -> bool {
+        matches!(ev, BusEvent::JudgingChanged { event_id: id } if *id == event_id)
+    }
+    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
+        Ok(Some(JudgingProgress::load(&services.db.conn, e).await?))
+    }
+}
+
+/// `leaderboardUpdated`: a full calibration costs milliseconds to seconds of CPU, so a
+/// single change reaches the organizers about half a second later, and a steady stream of
+/// changes updates it every few seconds; a leaderboard that moves at the pace of human
+/// judging does not notice.
+pub struct Leaderboards;
+
+impl Kind for Leaderboards {
+    type Item = Leaderboard;
+    const QUIET: Duration = Duration::from_millis(500);
+    const MAX_DELAY: Duration = Duration::from_secs(3);
+    const ORGANIZERS_ONLY: bool = true;
+    fn moves(ev: &BusEvent, event_id: i64) -> bool {
+        Progress::moves(ev, event_id)
+    }
+    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
+        Ok(Some(Leaderboard::load(&services.db.conn, e).await?))
+    }
+}
+
+/// `resultsPublished`: the event's latest publication, sent as soon as it is committed.
+pub struct Publications;
+
+impl Kind for Publications {
+    type Item = ResultPublication;
+    const QUIET: Duration = Duration::ZERO;
+    const MAX_DELAY: Duration = Duration::ZERO;
+    const ORGANIZERS_ONLY: bool = false;
+    fn moves(ev: &BusEvent, event_id: i64) -> bool {
+        matches!(ev, BusEvent::ResultsPublished { event_id: id, .. } if *id == event_id)
+    }
+    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
+        let db = &services.db.conn;
+        let Some(row) = result_publication::Entity::find()
+            .filter(result_publication::Column::EventId.eq(e.id))
+            .order_by_desc(result_publication::Column::Version)
+            .one(db)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let run = services.parsed_runs.row(db, row.run_id).await?;
+        Ok(run.map(|run| ResultPublication { row, run }))
+    }
+}
+
+/// Whether a follower may receive a message, decided once for all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    /// The credential was revoked or has expired.
+    Unauthenticated,
+    /// The follower no longer organizes the event.
+    Forbidden,
+}
+
+/// One computed message and, for each signed-in follower registered when it was computed,
+/// whether they may receive it. A follower without a verdict checks for itself.
+pub struct Snapshot<T> {
+    pub item: Result<T, String>,
+    pub verdicts: HashMap<u64, Verdict>,
+}
+
+/// What a feed holds: nothing before its first computation, then the latest snapshot.
+pub type Update<T> = Option<Arc<Snapshot<T>>>;
+
+/// A signed-in follower, as the feed checks it.
+#[derive(Clone)]
+struct Follower {
+    user_id: i64,
+    site_admin: bool,
+    credential: Credential,
+}
+
+struct Running<T> {
+    tx: watch::Sender<Update<T>>,
+    followers: Arc<Mutex<HashMap<u64, Follower>>>,
+}
+
+/// The running feeds of one kind, one per followed event (part of [`Services`]).
+pub struct Feeds<K: Kind> {
+    feeds: Arc<Mutex<HashMap<i64, Running<K::Item>>>>,
+    computations: Arc<AtomicU64>,
+    next_follower: Arc<AtomicU64>,
+}
+
+impl<K: Kind> Clone for Feeds<K> {
+    fn clone(&self) -> Self {
+        Feeds {
+            feeds: self.feeds.clone(),
+            computations: self.computations.clone(),
+            next_follower: self.next_follower.clone(),
         }
-        let (tx, rx) = watch::channel(None);
-        feeds.insert(e.id, tx.clone());
-        // Subscribed before this returns, so that no change made after it is missed.
-        let changes = bus.subscribe();
-        tokio::spawn(self.clone().run(db.clone(), changes, e.clone(), tx));
-        rx
+    }
+}
+
+impl<K: Kind> Default for Feeds<K> {
+    fn default() -> Self {
+        Feeds {
+            feeds: Arc::default(),
+            computations: Arc::default(),
+            next_follower: Arc::default(),
+        }
+    }
+}
+
+/// One subscriber's place in a feed: its receiver and its id among the followers; leaving
+/// (dropping it) takes it off the list the feed checks.
+pub struct Following<T> {
+    pub id: u64,
+    pub updates: watch::Receiver<Update<T>>,
+    followers: Arc<Mutex<HashMap<u64, Follower>>>,
+}
+
+impl<T> Drop for Following<T> {
+    fn drop(&mut self) {
+        lock(&self.followers).remove(&self.id);
+    }
+}
+
+impl<K: Kind> Feeds<K> {
+    /// Follows the feed of `e`, starting it if none runs. The receiver sees the
+    /// computations that follow changes made from now on. `caller` is the signed-in
+    /// follower, whose credential (and role) each message is checked against.
+    pub fn follow(
+        &self,
+        services: &Services,
+        e: &event::Model,
+        caller: Option<(&entity::user::Model, &Credential)>,
+    ) -> Following<K::Item> {
+        let id = self.next_follower.fetch_add(1, Ordering::Relaxed);
+        let mut feeds = self.lock();
+        let running = feeds.entry(e.id).or_insert_with(|| {
+            let (tx, _) = watch::channel(None);
+            let followers = Arc::new(Mutex::new(HashMap::new()));
+            // Subscribed before this returns, so that no change made after it is missed.
+            let changes = services.bus.subscribe();
+            tokio::spawn(self.clone().run(
+                services.clone(),
+                changes,
+                e.clone(),
+                tx.clone(),
+                followers.clone(),
+            ));
+            Running { tx, followers }
+        });
+        if let Some((user, credential)) = caller {
+            lock(&running.followers).insert(
+                id,
+                Follower {
+                    user_id: user.id,
+                    site_admin: user.is_site_admin,
+                    credential: credential.clone(),
+                },
+            );
+        }
+        Following {
+            id,
+            updates: running.tx.subscribe(),
+            followers: running.followers.clone(),
+        }
     }
 
-    /// Leaderboards computed for subscribers so far, over all events.
+    /// Messages computed for subscribers so far, over all events.
     pub fn computations(&self) -> u64 {
         self.computations.load(Ordering::Relaxed)
     }
@@ -74,27 +244,26 @@ impl LeaderboardFeeds {
         self.lock().len()
     }
 
-    /// Subscribers following the leaderboard of `event_id` now.
+    /// Subscribers following the feed of `event_id` now.
     pub fn followers(&self, event_id: i64) -> usize {
         self.lock()
             .get(&event_id)
-            .map_or(0, watch::Sender::receiver_count)
+            .map_or(0, |r| r.tx.receiver_count())
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<i64, watch::Sender<Update>>> {
-        // Every update of the map is one insert or remove: it is consistent even if a
-        // holder panicked.
-        self.feeds.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, HashMap<i64, Running<K::Item>>> {
+        lock(&self.feeds)
     }
 
-    /// The feed of one event: wait for a change, let the burst settle, compute, send;
-    /// until no one follows it.
+    /// The feed of one event: wait for a change, let the burst settle, compute, check the
+    /// followers, send; until no one follows it.
     async fn run(
         self,
-        db: Db,
+        services: Services,
         mut changes: broadcast::Receiver<BusEvent>,
         e: event::Model,
-        tx: watch::Sender<Update>,
+        tx: watch::Sender<Update<K::Item>>,
+        followers: Arc<Mutex<HashMap<u64, Follower>>>,
     ) {
         loop {
             tokio::select! {
@@ -106,7 +275,7 @@ impl LeaderboardFeeds {
                     continue;
                 }
                 change = changes.recv() => match change {
-                    Ok(ev) if is_change(&ev, e.id) => {}
+                    Ok(ev) if K::moves(&ev, e.id) => {}
                     Ok(_) => continue,
                     // Missed bus events may have been this event's: compute to be sure.
                     Err(RecvError::Lagged(_)) => {}
@@ -116,18 +285,33 @@ impl LeaderboardFeeds {
                     }
                 },
             }
-            settle(&mut changes, e.id).await;
+            if K::QUIET > Duration::ZERO {
+                settle::<K>(&mut changes, e.id).await;
+            }
             self.computations.fetch_add(1, Ordering::Relaxed);
-            let update = Leaderboard::load(&db.conn, &e)
+            let item = match K::compute(&services, &e).await {
+                Ok(Some(item)) => Ok(item),
+                Ok(None) => continue,
+                Err(err) => Err(err.to_string()),
+            };
+            let who: Vec<(u64, Follower)> = lock(&followers)
+                .iter()
+                .map(|(id, f)| (*id, f.clone()))
+                .collect();
+            // When the check itself fails, each follower checks for itself.
+            let verdicts = check(&services, e.id, K::ORGANIZERS_ONLY, &who)
                 .await
-                .map_err(|err| err.to_string());
-            tx.send_replace(Some(update));
+                .unwrap_or_else(|err| {
+                    tracing::warn!(event = e.id, "a feed could not check its followers: {err}");
+                    HashMap::new()
+                });
+            tx.send_replace(Some(Arc::new(Snapshot { item, verdicts })));
         }
     }
 
     /// Removes the feed of `event_id` if no one follows it any more; under the map's lock,
     /// so that a subscriber either finds the feed still running or starts a new one.
-    fn retire(&self, event_id: i64, tx: &watch::Sender<Update>) -> bool {
+    fn retire(&self, event_id: i64, tx: &watch::Sender<Update<K::Item>>) -> bool {
         let mut feeds = self.lock();
         if tx.receiver_count() > 0 {
             return false;
@@ -137,22 +321,75 @@ impl LeaderboardFeeds {
     }
 }
 
-/// Whether a bus event moves the leaderboard of `event_id` (the same changes that move
-/// judging progress).
-fn is_change(ev: &BusEvent, event_id: i64) -> bool {
-    matches!(ev, BusEvent::JudgingChanged { event_id: id } if *id == event_id)
+/// The verdict for every follower: whose credential is still live (two statements for all
+/// of them) and, for an organizer-only feed, who still organizes the event (one more).
+async fn check(
+    services: &Services,
+    event_id: i64,
+    organizers_only: bool,
+    who: &[(u64, Follower)],
+) -> AppResult<HashMap<u64, Verdict>> {
+    if who.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let db = &services.db.conn;
+    let credentials: Vec<Credential> = who.iter().map(|(_, f)| f.credential.clone()).collect();
+    let live = accounts::live_credentials(db, &credentials).await?;
+    let organizers: HashSet<i64> = if organizers_only {
+        let users: HashSet<i64> = who.iter().map(|(_, f)| f.user_id).collect();
+        let mut found = HashSet::new();
+        for chunk in users
+            .into_iter()
+            .collect::<Vec<_>>()
+            .chunks(accounts::IN_CHUNK)
+        {
+            let rows: Vec<i64> = membership::Entity::find()
+                .filter(membership::Column::EventId.eq(event_id))
+                .filter(membership::Column::Role.eq(membership::Role::Organizer))
+                .filter(membership::Column::UserId.is_in(chunk.iter().copied()))
+                .select_only()
+                .column(membership::Column::UserId)
+                .into_tuple()
+                .all(db)
+                .await
+                .map_err(AppError::Db)?;
+            found.extend(rows);
+        }
+        found
+    } else {
+        HashSet::new()
+    };
+    Ok(who
+        .iter()
+        .map(|(id, f)| {
+            let verdict = if !live.contains(&f.credential) {
+                Verdict::Unauthenticated
+            } else if organizers_only && !f.site_admin && !organizers.contains(&f.user_id) {
+                Verdict::Forbidden
+            } else {
+                Verdict::Allowed
+            };
+            (*id, verdict)
+        })
+        .collect())
 }
 
-/// Returns once no change of `event_id` has arrived for [`QUIET`], or [`MAX_DELAY`] after
-/// it was called.
-async fn settle(changes: &mut broadcast::Receiver<BusEvent>, event_id: i64) {
-    let deadline = Instant::now() + MAX_DELAY;
-    let mut quiet_until = Instant::now() + QUIET;
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every update of these maps is one insert or remove: consistent even if a holder
+    // panicked.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Returns once no change of `event_id` has arrived for [`Kind::QUIET`], or
+/// [`Kind::MAX_DELAY`] after it was called.
+async fn settle<K: Kind>(changes: &mut broadcast::Receiver<BusEvent>, event_id: i64) {
+    let deadline = Instant::now() + K::MAX_DELAY;
+    let mut quiet_until = Instant::now() + K::QUIET;
     loop {
         match tokio::time::timeout_at(quiet_until.min(deadline), changes.recv()).await {
             Err(_) | Ok(Err(RecvError::Closed)) => return,
-            Ok(Ok(ev)) if !is_change(&ev, event_id) => {}
-            Ok(_) => quiet_until = Instant::now() + QUIET,
+            Ok(Ok(ev)) if !K::moves(&ev, event_id) => {}
+            Ok(_) => quiet_until = Instant::now() + K::QUIET,
         }
     }
 }

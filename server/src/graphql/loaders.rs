@@ -13,8 +13,7 @@ use std::sync::Arc;
 use async_graphql::Context;
 use async_graphql::dataloader::{DataLoader, Loader};
 use entity::{
-    calibration_run, event, membership, project, result_publication, review, team, team_member,
-    track, user,
+    event, membership, project, result_publication, review, team, team_member, track, user,
 };
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
@@ -42,7 +41,6 @@ id_keys!(
     ProjectId: "a project",
     MembershipId: "a membership",
     AssignmentId: "an assignment",
-    RunId: "a calibration run",
 );
 
 macro_rules! by_id_loader {
@@ -71,7 +69,6 @@ by_id_loader!(TeamById, TeamId, team);
 by_id_loader!(UserById, UserId, user);
 by_id_loader!(ProjectById, ProjectId, project);
 by_id_loader!(MembershipById, MembershipId, membership);
-by_id_loader!(RunById, RunId, calibration_run);
 
 /// Every key gets a list, empty when no row points at it, so "none" is cached too.
 fn grouped<K: Copy + Hash + Eq, V>(
@@ -246,6 +243,45 @@ impl Loader<EventId> for LatestPublication {
     }
 }
 
+/// A project by the name a calibration result gives it: its event and external id.
+#[derive(Clone, Debug, Hash, Eq, PartialEq)]
+pub struct ProjectRef {
+    pub event: i64,
+    pub external_id: String,
+}
+
+/// Projects by [`ProjectRef`]: a page of a ranking loads the projects on it, not the
+/// event's whole roster.
+pub struct ProjectByExternalId(pub Db);
+
+impl Loader<ProjectRef> for ProjectByExternalId {
+    type Value = project::Model;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[ProjectRef],
+    ) -> Result<HashMap<ProjectRef, Self::Value>, Self::Error> {
+        let events: std::collections::BTreeSet<i64> = keys.iter().map(|k| k.event).collect();
+        let rows = project::Entity::find()
+            .filter(project::Column::EventId.is_in(events))
+            .filter(project::Column::ExternalId.is_in(keys.iter().map(|k| k.external_id.as_str())))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        Ok(rows
+            .into_iter()
+            .map(|p| {
+                let key = ProjectRef {
+                    event: p.event_id,
+                    external_id: p.external_id.clone(),
+                };
+                (key, p)
+            })
+            .collect())
+    }
+}
+
 /// The projects and judges of one event by the ids a calibration names them with (a
 /// project's external id, [`judge_key`]), to match calibrated rows back to rows.
 #[derive(Default)]
@@ -307,7 +343,7 @@ pub struct Loaders {
     pub project_reviews: DataLoader<ProjectReviews>,
     pub latest_publication: DataLoader<LatestPublication>,
     pub rosters: DataLoader<EventRosters>,
-    pub runs: DataLoader<RunById>,
+    pub projects_by_external_id: DataLoader<ProjectByExternalId>,
 }
 
 fn batched<T: Send + Sync + 'static>(l: T, window: std::time::Duration) -> DataLoader<T> {
@@ -333,7 +369,7 @@ impl Loaders {
             project_reviews: batched(ProjectReviews(db.clone()), window),
             latest_publication: batched(LatestPublication(db.clone()), window),
             rosters: batched(EventRosters(db.clone()), window),
-            runs: batched(RunById(db.clone()), window),
+            projects_by_external_id: batched(ProjectByExternalId(db.clone()), window),
         }
     }
 }

@@ -95,14 +95,22 @@ pub fn field_policies() -> impl Iterator<Item = &'static (&'static str, Rule)> {
     DECLARED.iter().flat_map(|rules| rules.iter())
 }
 
-static POLICIES: LazyLock<HashMap<&'static str, Rule>> =
-    LazyLock::new(|| field_policies().copied().collect());
+/// The declared rules by type, then field: the guard of every resolved field looks its rule
+/// up here, so the lookup is two hashes and no allocation.
+static POLICIES: LazyLock<HashMap<&'static str, HashMap<&'static str, Rule>>> =
+    LazyLock::new(|| {
+        let mut by_type: HashMap<&'static str, HashMap<&'static str, Rule>> = HashMap::new();
+        for (name, rule) in field_policies() {
+            if let Some((type_name, field)) = name.split_once('.') {
+                by_type.entry(type_name).or_default().insert(field, *rule);
+            }
+        }
+        by_type
+    });
 
 /// The declared rule of `Type.field`, if any.
 pub fn rule_of(type_name: &str, field: &str) -> Option<Rule> {
-    POLICIES
-        .get(format!("{type_name}.{field}").as_str())
-        .copied()
+    POLICIES.get(type_name)?.get(field).copied()
 }
 
 /// Evaluates `rule` for the current caller against `scope`.

@@ -12,6 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::bus::BusEvent;
 use super::context::{CtxExt, RequestCtx};
 use super::error::to_graphql;
+use super::feed::{Following, Verdict};
 use super::object::judging::JudgingProgress;
 use super::object::project::Project;
 use super::object::results::{Leaderboard, ResultPublication};
@@ -62,7 +63,8 @@ impl Subscription {
         }))
     }
 
-    /// Every publication of the event's results, after it is committed (public).
+    /// Every publication of the event's results, after it is committed (public). Computed
+    /// once per publication and shared by every subscriber.
     #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
     async fn results_published(
         &self,
@@ -74,34 +76,14 @@ impl Subscription {
         let e = crate::domain::event_by_slug(&services.db.conn, &event)
             .await
             .map_err(|e| ctx.err(e))?;
-        let watch = Watch::caller(ctx);
-        Ok(follow(services, e.id, watch, |services, ev| async move {
-            let BusEvent::ResultsPublished { publication_id, .. } = ev else {
-                return None;
-            };
-            let db = &services.db.conn;
-            let row = match entity::result_publication::Entity::find_by_id(publication_id)
-                .one(db)
-                .await
-            {
-                Ok(Some(r)) => r,
-                Ok(None) => return None,
-                Err(err) => return Some(Err(to_graphql(AppError::Db(err), "subscription"))),
-            };
-            match entity::calibration_run::Entity::find_by_id(row.run_id)
-                .one(db)
-                .await
-            {
-                Ok(Some(run)) => Some(Ok(ResultPublication { row, run })),
-                Ok(None) => None,
-                Err(err) => Some(Err(to_graphql(AppError::Db(err), "subscription"))),
-            }
-        }))
+        let following = services.publications.follow(&services, &e, caller(ctx));
+        Ok(from_feed(following, services, Watch::caller(ctx)))
     }
 
     /// Judging progress of the event, after each assignment (`assignJudge`, an applied
     /// `autoAssign`), recusal and saved review (organizers: UNAUTHENTICATED when anonymous,
-    /// FORBIDDEN for anyone else).
+    /// FORBIDDEN for anyone else). A burst of changes is computed once, within a quarter of
+    /// a second, and every subscriber of the event receives that same computation.
     #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
     async fn judging_progress(
         &self,
@@ -110,20 +92,8 @@ impl Subscription {
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<JudgingProgress>> + use<>>
     {
         let (services, e) = organizer_event(ctx, &event).await?;
-        let watch = Watch::organizer(ctx, e.id);
-        Ok(follow(services, e.id, watch, move |services, ev| {
-            let e = e.clone();
-            async move {
-                let BusEvent::JudgingChanged { .. } = ev else {
-                    return None;
-                };
-                Some(
-                    JudgingProgress::load(&services.db.conn, &e)
-                        .await
-                        .map_err(|err| to_graphql(err, "subscription")),
-                )
-            }
-        }))
+        let following = services.progress.follow(&services, &e, caller(ctx));
+        Ok(from_feed(following, services, Watch::organizer(ctx, e.id)))
     }
 
     /// The live leaderboard, recomputed after the same changes as `judgingProgress`
@@ -138,28 +108,59 @@ impl Subscription {
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Leaderboard>> + use<>> {
         let (services, e) = organizer_event(ctx, &event).await?;
-        let watch = Watch::organizer(ctx, e.id);
-        let updates = services
-            .leaderboards
-            .subscribe(&services.db, &services.bus, &e);
-        let state = Some((updates, services, watch));
-        Ok(futures_util::stream::unfold(state, |state| async move {
-            let (mut updates, services, watch) = state?;
-            loop {
-                // Ends when the feed does (it outlives every subscriber, so only on shutdown).
-                updates.changed().await.ok()?;
-                let Some(update) = updates.borrow_and_update().clone() else {
-                    continue;
-                };
-                if let Err(refused) = watch.check(&services).await {
-                    return Some((Err(refused), None));
-                }
-                let item =
-                    update.map_err(|detail| to_graphql(AppError::Internal(detail), "subscription"));
-                return Some((item, Some((updates, services, watch))));
-            }
-        }))
+        let following = services.leaderboards.follow(&services, &e, caller(ctx));
+        Ok(from_feed(following, services, Watch::organizer(ctx, e.id)))
     }
+}
+
+/// The signed-in caller of a subscription, as its feed checks them.
+fn caller<'a>(
+    ctx: &'a Context<'_>,
+) -> Option<(
+    &'a entity::user::Model,
+    &'a crate::domain::accounts::Credential,
+)> {
+    ctx.rc().caller.as_ref().map(|(u, c)| (u, c))
+}
+
+/// A subscriber's stream of a shared feed: each snapshot the feed computes, if the feed's
+/// verdict for this subscriber allows it (or, without a verdict, if `watch` does); when
+/// it does not, the subscriber gets that error and the stream ends. Ends with the feed
+/// (which outlives every subscriber, so only on shutdown).
+fn from_feed<T: Clone + Send + Sync + 'static>(
+    following: Following<T>,
+    services: super::Services,
+    watch: Watch,
+) -> impl Stream<Item = async_graphql::Result<T>> + use<T> {
+    let state = Some((following, services, watch));
+    futures_util::stream::unfold(state, |state| async move {
+        let (mut following, services, watch) = state?;
+        loop {
+            following.updates.changed().await.ok()?;
+            let Some(snapshot) = following.updates.borrow_and_update().clone() else {
+                continue;
+            };
+            let refusal = match snapshot.verdicts.get(&following.id) {
+                Some(Verdict::Allowed) => None,
+                Some(Verdict::Unauthenticated) => Some(AppError::Unauthenticated),
+                Some(Verdict::Forbidden) => Some(AppError::forbidden(
+                    "only the event's organizers may follow this",
+                )),
+                None => match watch.check(&services).await {
+                    Ok(()) => None,
+                    Err(refused) => return Some((Err(refused), None)),
+                },
+            };
+            if let Some(e) = refusal {
+                return Some((Err(to_graphql(e, watch.request_id())), None));
+            }
+            let item = snapshot
+                .item
+                .clone()
+                .map_err(|detail| to_graphql(AppError::Internal(detail), "subscription"));
+            return Some((item, Some((following, services, watch))));
+        }
+    })
 }
 
 /// The event, if the connection's user organizes it.
@@ -210,6 +211,13 @@ impl Watch {
             organizers_of: Some(event_id),
             ..Watch::caller(ctx)
         }
+    }
+
+    /// The connection's request id, for the errors sent to it.
+    fn request_id(&self) -> &str {
+        self.rc
+            .as_ref()
+            .map_or("subscription", |rc| rc.request_id.as_str())
     }
 
     async fn check(&self, services: &super::Services) -> async_graphql::Result<()> {

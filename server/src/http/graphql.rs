@@ -17,7 +17,9 @@ use axum::response::{IntoResponse, Response};
 
 use super::auth::Caller;
 use super::{AppState, gql_error};
+use crate::crypto::sha256_hex;
 use crate::graphql::{RequestCtx, request_data};
+use crate::memo::Memo;
 
 /// Whether any operation of `query` is a mutation (a query that does not parse is not).
 pub(super) fn is_mutation(query: &str) -> bool {
@@ -30,6 +32,86 @@ pub(super) fn is_mutation(query: &str) -> bool {
         Err(_) => false,
     }
 }
+
+/// Persisted queries (Apollo's automatic persisted queries, version 1): a client names its
+/// query by the SHA-256 of its text (`extensions.persistedQuery.sha256Hash`) and sends the
+/// text only the first time it hears PERSISTED_QUERY_NOT_FOUND. A query named this way fits
+/// in a GET URL, so an anonymous crowd's identical reads can be answered by a CDN (see
+/// [`Caching`]). The text is filled in before anything looks at the request, so a persisted
+/// mutation is still refused over GET and still needs the CSRF header.
+pub struct PersistedQueries(Memo<String, Arc<str>>);
+
+impl PersistedQueries {
+    /// Distinct query texts kept (each at most the body limit, 64 KiB by default).
+    pub const CAPACITY: usize = 512;
+
+    /// Fills in the text of a request that names its query by hash, or refuses it.
+    fn resolve(&self, req: &mut Request) -> Result<(), Box<Response>> {
+        let Some(value) = req.extensions.remove("persistedQuery") else {
+            return Ok(());
+        };
+        let named = value
+            .into_json()
+            .ok()
+            .and_then(|v| serde_json::from_value::<Persisted>(v).ok())
+            .filter(|p| p.version == 1);
+        let Some(named) = named else {
+            return Err(Box::new(gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                "extensions.persistedQuery must be {\"version\": 1, \"sha256Hash\": \"...\"}",
+            )));
+        };
+        let hash = named.sha256_hash.to_ascii_lowercase();
+        if req.query.is_empty() {
+            match self.0.get(hash.as_str()) {
+                Some(text) => req.query = text.to_string(),
+                None => {
+                    return Err(Box::new(gql_error(
+                        StatusCode::OK,
+                        "PERSISTED_QUERY_NOT_FOUND",
+                        "PersistedQueryNotFound",
+                    )));
+                }
+            }
+        } else if sha256_hex(req.query.as_bytes()) == hash {
+            self.0.insert(hash, Arc::from(req.query.as_str()));
+        } else {
+            return Err(Box::new(gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                "extensions.persistedQuery.sha256Hash is not the SHA-256 of the query",
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Default for PersistedQueries {
+    fn default() -> Self {
+        PersistedQueries(Memo::new(Self::CAPACITY))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Persisted {
+    version: i32,
+    #[serde(rename = "sha256Hash")]
+    sha256_hash: String,
+}
+
+/// How an answer may be cached.
+enum Caching {
+    /// Only by the client that asked (everything but the case below).
+    Private,
+    /// An anonymous GET: the same for everyone who asks, so shared caches may keep it for
+    /// a few seconds and revalidate it by its ETag (`If-None-Match`, the request's).
+    Public(Option<HeaderValue>),
+}
+
+/// How long a shared cache may serve an anonymous answer without asking again: short,
+/// because results and galleries change when people act, and cheap to revalidate.
+const PUBLIC_MAX_AGE: &str = "public, max-age=5";
 
 /// The media type GraphQL over HTTP defines for responses. A client that accepts it gets
 /// it, and a request that fails before execution (it does not parse or validate) is then a
@@ -56,7 +138,12 @@ async fn execute(
     rc: RequestCtx,
     batch: BatchRequest,
     graphql_response: bool,
+    caching: Caching,
 ) -> Response {
+    let caching = match caching {
+        Caching::Public(tag) if rc.caller.is_none() => Caching::Public(tag),
+        _ => Caching::Private,
+    };
     let rc = Arc::new(rc);
     let requests: Vec<Request> = match batch {
         BatchRequest::Single(r) => vec![r],
@@ -79,6 +166,8 @@ async fn execute(
         && responses
             .first()
             .is_some_and(|r| r.data == async_graphql::Value::Null && !r.errors.is_empty());
+    let public =
+        matches!(caching, Caching::Public(_)) && responses.iter().all(|r| r.errors.is_empty());
     let body = if single {
         BatchResponse::Single(responses.remove(0))
     } else {
@@ -86,7 +175,16 @@ async fn execute(
     };
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
+        HeaderValue::from_static(if public {
+            PUBLIC_MAX_AGE
+        } else {
+            "private, no-store"
+        }),
+    );
+    // Who asked changes the answer: a shared cache keys on it (and keeps only anonymous ones).
+    headers.insert(
+        header::VARY,
+        HeaderValue::from_static("Authorization, Cookie"),
     );
     let (status, content_type) = if graphql_response {
         let status = if request_error {
@@ -100,6 +198,16 @@ async fn execute(
     };
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     let json = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
+    if public && let Caching::Public(if_none_match) = caching {
+        let tag = format!("\"{}\"", &sha256_hex(&json)[..32]);
+        if let Ok(value) = HeaderValue::from_str(&tag) {
+            headers.insert(header::ETAG, value);
+        }
+        if if_none_match.is_some_and(|v| v.as_bytes() == tag.as_bytes()) {
+            headers.remove(header::CONTENT_TYPE);
+            return (StatusCode::NOT_MODIFIED, headers).into_response();
+        }
+    }
     (status, headers, json).into_response()
 }
 
@@ -175,55 +283,81 @@ pub(super) async fn post(
             );
         }
     }
+    let mut batch = batch;
+    let resolved = match &mut batch {
+        BatchRequest::Single(r) => st.persisted.resolve(r),
+        BatchRequest::Batch(v) => v.iter_mut().try_for_each(|r| st.persisted.resolve(r)),
+    };
+    if let Err(refused) = resolved {
+        return *refused;
+    }
     if let Some(refused) = caller.csrf_refusal(&batch) {
         return refused;
     }
     match caller.authenticate(&st.services).await {
-        Ok(rc) => execute(&st, rc, batch, accepts_graphql_response(&headers)).await,
+        Ok(rc) => {
+            let graphql_response = accepts_graphql_response(&headers);
+            execute(&st, rc, batch, graphql_response, Caching::Private).await
+        }
         Err(refused) => refused,
     }
 }
 
-/// GET runs queries (never mutations); without a `query` parameter it is the playground.
+/// GET runs queries (never mutations), also named by a persisted query's hash; without a
+/// `query` or `extensions` parameter it is the playground. Anonymous answers without
+/// errors may be kept by shared caches ([`Caching::Public`]).
 pub(super) async fn get(
     State(st): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(query) = params.get("query") else {
+    let (query, extensions) = (params.get("query"), params.get("extensions"));
+    if query.is_none() && extensions.is_none() {
         return crate::web::playground().into_response();
-    };
-    if is_mutation(query) {
+    }
+    let mut req = Request::new(query.cloned().unwrap_or_default());
+    for (name, value) in [
+        ("variables", params.get("variables")),
+        ("extensions", extensions),
+    ] {
+        let Some(value) = value else { continue };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(value) else {
+            return gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                &format!("{name} is not JSON"),
+            );
+        };
+        if name == "variables" {
+            req = req.variables(async_graphql::Variables::from_json(json));
+        } else if let Ok(map) = serde_json::from_value(json) {
+            req.extensions = map;
+        }
+    }
+    if let Err(refused) = st.persisted.resolve(&mut req) {
+        return *refused;
+    }
+    if is_mutation(&req.query) {
         return gql_error(
             StatusCode::METHOD_NOT_ALLOWED,
             "BAD_USER_INPUT",
             "mutations are only accepted over POST",
         );
     }
-    let mut req = Request::new(query.clone());
-    if let Some(v) = params.get("variables") {
-        match serde_json::from_str(v) {
-            Ok(vars) => req = req.variables(async_graphql::Variables::from_json(vars)),
-            Err(_) => {
-                return gql_error(
-                    StatusCode::BAD_REQUEST,
-                    "BAD_USER_INPUT",
-                    "variables is not JSON",
-                );
-            }
-        }
-    }
     if let Some(op) = params.get("operationName") {
         req = req.operation_name(op.clone());
     }
+    let caching = Caching::Public(headers.get(header::IF_NONE_MATCH).cloned());
     match caller.authenticate(&st.services).await {
         Ok(rc) => {
+            let graphql_response = accepts_graphql_response(&headers);
             execute(
                 &st,
                 rc,
                 BatchRequest::Single(req),
-                accepts_graphql_response(&headers),
+                graphql_response,
+                caching,
             )
             .await
         }

@@ -39,6 +39,8 @@ pub struct AppState {
     pub shutdown: Shutdown,
     /// Where the web client's files come from.
     pub client: crate::web::ClientFiles,
+    /// Query texts that clients name by their hash (`graphql::PersistedQueries`).
+    pub persisted: Arc<graphql::PersistedQueries>,
 }
 
 /// The server is stopping. HTTP requests in flight are finished by axum's graceful
@@ -94,6 +96,7 @@ impl AppState {
             rate_limit,
             shutdown: Shutdown::default(),
             client: crate::web::ClientFiles::default(),
+            persisted: Arc::default(),
         }
     }
 }

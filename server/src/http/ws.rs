@@ -14,7 +14,8 @@
 //!   credential it names is closed with 4403. The bus is per process, so this close is
 //!   only the fast path: what holds across several processes sharing a database is the
 //!   re-check of the credential before each operation (`graphql::extensions::LiveCredential`)
-//!   and before each subscription message (`graphql::subscription`).
+//!   and before each subscription message (`graphql::feed` checks every follower of a
+//!   message at once; `graphql::subscription` the rest).
 //! - Shutdown: when the server stops (SIGTERM, Ctrl-C) every connection closes with 1001
 //!   (see [`super::Shutdown`]).
 
@@ -57,6 +58,12 @@ const CLOSE_GOING_AWAY: u16 = 1001;
 /// Client messages read ahead of async-graphql; reading the socket pauses when it is full.
 const INBOX: usize = 16;
 
+/// The socket's read buffer. tungstenite's default, 128 KiB allocated per connection, is
+/// for sockets that read a lot; a subscriber reads a few small messages in its life and
+/// ten thousand of them waiting for the results would hold 1.3 GB of empty buffers. A
+/// larger message still arrives whole (the buffer grows for it, up to `--max-body`).
+const READ_BUFFER: usize = 4 * 1024;
+
 /// Upgrades to a GraphQL websocket. The connection authenticates in `connection_init`,
 /// with `{"authorization": "Bearer ..."}`.
 pub(super) async fn handler(
@@ -76,6 +83,7 @@ pub(super) async fn handler(
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
         .max_message_size(max)
         .max_frame_size(max)
+        .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| serve(socket, st, caller, protocol, address))
 }
 

@@ -151,7 +151,7 @@ impl ResultsMutation {
         }
         Ok(ResultPublication {
             row,
-            run: published_run,
+            run: std::sync::Arc::new(published_run),
         })
     }
 }

@@ -501,22 +501,18 @@ impl Event {
             .all(db)
             .await
             .gql(ctx)?;
-        let runs: HashMap<i64, calibration_run::Model> = calibration_run::Entity::find()
-            .filter(calibration_run::Column::Id.is_in(rows.iter().map(|r| r.run_id)))
-            .all(db)
-            .await
-            .gql(ctx)?
-            .into_iter()
-            .map(|r| (r.id, r))
-            .collect();
-        Ok(rows
-            .into_iter()
-            .filter_map(|row| {
-                runs.get(&row.run_id)
-                    .cloned()
-                    .map(|run| ResultPublication { row, run })
-            })
-            .collect())
+        // Runs are immutable and shared: each is read once per process, not per request.
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let run = ctx
+                .services()
+                .parsed_runs
+                .row(db, row.run_id)
+                .await
+                .gql(ctx)?;
+            out.extend(run.map(|run| ResultPublication { row, run }));
+        }
+        Ok(out)
     }
 }
 

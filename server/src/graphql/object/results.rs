@@ -6,14 +6,15 @@ use std::sync::Arc;
 
 use async_graphql::{Context, ID, Json, Object};
 use chrono::{DateTime, Utc};
-use entity::{calibration_run, membership, project, result_publication};
+use entity::{calibration_run, membership, result_publication};
 
 use super::project::Project;
 use super::user::Membership;
 use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut};
 use crate::domain::results::published_at_text;
+use crate::graphql::connection::{Page, page_of_list};
 use crate::graphql::context::{CtxExt, ResultExt};
-use crate::graphql::loaders::{EventId, LoadersExt, Roster, RunId, maybe, one};
+use crate::graphql::loaders::{EventId, LoadersExt, ProjectRef, Roster, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
@@ -77,6 +78,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PublishedResults.keyFingerprint", Rule::Public),
     ("PublishedResults.connected", Rule::Public),
     ("PublishedResults.ranking", Rule::Public),
+    ("PublishedResults.rankingPage", Rule::Public),
     ("SigningKey.algorithm", Rule::Public),
     ("SigningKey.publicKeyPem", Rule::Public),
     ("SigningKey.fingerprint", Rule::Public),
@@ -88,21 +90,16 @@ async fn roster(ctx: &Context<'_>, event_id: i64) -> async_graphql::Result<Arc<R
     one(ctx, &ctx.loaders().rosters, EventId(event_id), "event").await
 }
 
-/// Every project of a result, matched to its row when it still exists.
-async fn ranked(
-    ctx: &Context<'_>,
-    event_id: i64,
-    r: &CalibrationResult,
-) -> async_graphql::Result<Vec<CalibratedProject>> {
-    let roster = roster(ctx, event_id).await?;
-    Ok(r.projects
-        .iter()
-        .map(|p| CalibratedProject {
+/// Every project of a result, in its order. Each entry points into the shared result, and
+/// finds its project row only if `project` is asked for (batched through a loader).
+fn ranked(event_id: i64, r: &Arc<CalibrationResult>) -> Vec<CalibratedProject> {
+    (0..r.projects.len())
+        .map(|index| CalibratedProject {
             event_id,
-            out: p.clone(),
-            project: roster.projects.get(&p.id).cloned(),
+            result: r.clone(),
+            index,
         })
-        .collect())
+        .collect()
 }
 
 async fn judged(
@@ -126,10 +123,15 @@ async fn judged(
 /// public sees once results are published.
 pub struct CalibratedProject {
     pub event_id: i64,
+    result: Arc<CalibrationResult>,
+    index: usize,
+}
+
+impl CalibratedProject {
     /// The project's row in the result, exactly as computed (and, for a run, signed).
-    pub out: ProjectOut,
-    /// The live project, when it still exists.
-    pub project: Option<project::Model>,
+    fn out(&self) -> &ProjectOut {
+        &self.result.projects[self.index]
+    }
 }
 
 /// One project's place in a calibrated ranking. Holds no judge data, so it is what the
@@ -140,55 +142,59 @@ impl CalibratedProject {
     /// was withdrawn after the run: only its team and the organizers still see it).
     /// `projectExternalId` names it either way.
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
-        let Some(p) = &self.project else {
+        let key = ProjectRef {
+            event: self.event_id,
+            external_id: self.out().id.clone(),
+        };
+        let Some(p) = maybe(ctx, &ctx.loaders().projects_by_external_id, key).await? else {
             return Ok(None);
         };
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
-        Ok(access.can_see_project(p).then(|| Project(p.clone())))
+        Ok(access.can_see_project(&p).then_some(Project(p)))
     }
     /// The project's external id exactly as the calibrated result names it (for a run,
     /// as signed: `result.json` of the exported bundle), also when `project` is null.
     async fn project_external_id(&self) -> &str {
-        &self.out.id
+        &self.out().id
     }
     /// Submitted reviews counted.
     async fn reviews(&self) -> i32 {
-        self.out.reviews as i32
+        self.out().reviews as i32
     }
     /// Mean of the weighted rubric totals (0..1), before calibration.
     async fn raw_mean(&self) -> Option<f64> {
-        self.out.raw_mean
+        self.out().raw_mean
     }
     /// Rank by `rawMean` among the ranked projects (ties share the best rank), to compare
     /// with `rank`; null when the project is not ranked.
     async fn raw_rank(&self) -> Option<i32> {
-        self.out.raw_rank.map(|r| r as i32)
+        self.out().raw_rank.map(|r| r as i32)
     }
     /// Calibrated quality: judge severity removed.
     async fn quality(&self) -> Option<f64> {
-        self.out.quality
+        self.out().quality
     }
     /// Standard error of `quality`; null when the project is not ranked or there are too
     /// few reviews to estimate it.
     async fn std_error(&self) -> Option<f64> {
-        self.out.std_error
+        self.out().std_error
     }
     /// Calibrated rank, 1 = best (ties share the best rank); null when the project is not
     /// ranked (see `excluded`).
     async fn rank(&self) -> Option<i32> {
-        self.out.rank.map(|r| r as i32)
+        self.out().rank.map(|r| r as i32)
     }
     /// Lower end of the 90% rank interval.
     async fn rank_low(&self) -> Option<i32> {
-        self.out.rank_low.map(|r| r as i32)
+        self.out().rank_low.map(|r| r as i32)
     }
     /// Upper end of the 90% rank interval.
     async fn rank_high(&self) -> Option<i32> {
-        self.out.rank_high.map(|r| r as i32)
+        self.out().rank_high.map(|r| r as i32)
     }
     /// Why it is not ranked (duplicate, not_submitted, no_usable_reviews, not_comparable).
     async fn excluded(&self) -> Option<&str> {
-        self.out.excluded.as_deref()
+        self.out().excluded.as_deref()
     }
 }
 
@@ -290,8 +296,7 @@ impl CalibrationRun {
     /// By rank; excluded projects last with rank null.
     #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
-        let r = self.result(ctx)?;
-        ranked(ctx, self.0.event_id, &r).await
+        Ok(ranked(self.0.event_id, &self.result(ctx)?))
     }
     /// How each judge scored relative to the panel in this run.
     #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
@@ -343,8 +348,8 @@ impl Leaderboard {
     }
     /// By rank; excluded projects last with rank null.
     #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
-    async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
-        ranked(ctx, self.event_id, &self.result).await
+    async fn projects(&self) -> Vec<CalibratedProject> {
+        ranked(self.event_id, &self.result)
     }
     /// How each judge scores relative to the panel.
     #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
@@ -358,9 +363,11 @@ impl Leaderboard {
 }
 
 /// One publication of results: a version, provisional or final, pointing at a run.
+#[derive(Clone)]
 pub struct ResultPublication {
     pub row: result_publication::Model,
-    pub run: calibration_run::Model,
+    /// Shared with every request that reads the run (see `ParsedRuns::row`).
+    pub run: Arc<calibration_run::Model>,
 }
 
 /// One publication of results: a version, provisional or final, pointing at a run.
@@ -414,7 +421,7 @@ impl ResultPublication {
 /// The frozen public projection of one run: no judge identity, no individual score.
 pub struct PublishedResults {
     pub row: result_publication::Model,
-    pub run: calibration_run::Model,
+    pub run: Arc<calibration_run::Model>,
 }
 
 /// The frozen public projection of one run: no judge identity, no individual score.
@@ -476,12 +483,32 @@ impl PublishedResults {
     /// named by `projectExternalId`; its `project` is null for those who no longer see it.
     #[graphql(complexity = "crate::graphql::cost::event_list(child_complexity)")]
     async fn ranking(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
+        self.public_ranking(ctx)
+    }
+    /// The same ranking as `ranking`, a page at a time with its total: what a results
+    /// page of a large event asks for.
+    #[graphql(complexity = "crate::graphql::cost::page(first, child_complexity)")]
+    async fn ranking_page(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<CalibratedProject>> {
+        let all = self.public_ranking(ctx)?;
+        page_of_list(ctx, all, first, after)
+    }
+}
+
+impl PublishedResults {
+    /// The run's entries in rank order, without projects that were not submitted when the
+    /// run was computed.
+    fn public_ranking(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<CalibratedProject>> {
         let r = ctx.services().parsed_runs.get(&self.run).gql(ctx)?;
-        Ok(ranked(ctx, self.row.event_id, &r)
-            .await?
-            .into_iter()
-            .filter(|p| p.out.excluded.as_deref() != Some("not_submitted"))
-            .collect())
+        let mut all = ranked(self.row.event_id, &r);
+        all.retain(|p| p.out().excluded.as_deref() != Some("not_submitted"));
+        Ok(all)
     }
 }
 
@@ -532,6 +559,11 @@ pub async fn latest_publication(
     let Some(row) = maybe(ctx, &ctx.loaders().latest_publication, EventId(event_id)).await? else {
         return Ok(None);
     };
-    let run = maybe(ctx, &ctx.loaders().runs, RunId(row.run_id)).await?;
+    let run = ctx
+        .services()
+        .parsed_runs
+        .row(&ctx.db().conn, row.run_id)
+        .await
+        .gql(ctx)?;
     Ok(run.map(|run| ResultPublication { row, run }))
 }

@@ -8,6 +8,7 @@ mod m20261130_000001_core;
 mod m20261130_000002_judging;
 mod m20261201_000001_people;
 mod m20261201_000002_descriptions_and_zones;
+mod m20261201_000003_audit_notify;
 mod sql;
 
 pub struct Migrator;
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000002_judging::Migration),
             Box::new(m20261201_000001_people::Migration),
             Box::new(m20261201_000002_descriptions_and_zones::Migration),
+            Box::new(m20261201_000003_audit_notify::Migration),
         ]
     }
 }

@@ -18,11 +18,16 @@ use sea_orm::{
 pub struct Db {
     pub conn: DatabaseConnection,
     statements: Arc<AtomicU64>,
+    /// This process's name on PostgreSQL (`application_name` of its connections): the audit
+    /// announcements carry it, so the relay tells this process's commits from others'.
+    origin: Arc<str>,
 }
 
 impl Db {
     /// Connects and applies pending migrations.
     pub async fn connect(url: &str) -> Result<Db, DbErr> {
+        let origin: Arc<str> = format!("verdict-{}", crate::crypto::random_string(12)).into();
+        let application_name = origin.clone();
         let mut opts = ConnectOptions::new(url.to_owned());
         opts.sqlx_logging(false)
             .acquire_timeout(Duration::from_secs(30))
@@ -31,7 +36,8 @@ impl Db {
                 o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
                     .busy_timeout(Duration::from_secs(30))
                     .foreign_keys(true)
-            });
+            })
+            .map_sqlx_postgres_opts(move |o| o.application_name(&application_name));
         if url.starts_with("postgres") {
             probe_postgres(url).await?;
         }
@@ -55,7 +61,11 @@ impl Db {
                 info.statement.sql
             );
         });
-        Ok(Db { conn, statements })
+        Ok(Db {
+            conn,
+            statements,
+            origin,
+        })
     }
 
     pub async fn migrate(&self) -> Result<(), DbErr> {
@@ -69,6 +79,11 @@ impl Db {
 
     pub fn backend(&self) -> DbBackend {
         self.conn.get_database_backend()
+    }
+
+    /// This process's name on the database (see the field).
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// Statements executed through this handle so far (for the N+1 tests and benchmarks).

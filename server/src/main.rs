@@ -502,6 +502,14 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         links: Links::new(&public_url),
         mail,
     };
+    if services.db.backend() == sea_orm::DbBackend::Postgres {
+        // Other processes may share this database: hear their commits (and ours) from it.
+        tokio::spawn(graphql::relay::run(
+            services.db.clone(),
+            store.database_url.clone(),
+            services.bus.clone(),
+        ));
+    }
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let mut state = http::AppState::new(schema, services);
     if let Some(dir) = cfg.web_dir.clone() {

@@ -20,6 +20,7 @@ mod invitations;
 mod judging;
 mod limits;
 mod moderation;
+mod processes;
 mod results;
 mod roles;
 mod scripting;

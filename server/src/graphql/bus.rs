@@ -1,6 +1,6 @@
 //! The in-process broadcast bus that subscriptions read from. Mutations publish after their
-//! commit. It is one `tokio::sync::broadcast` channel so that a PostgreSQL LISTEN/NOTIFY
-//! relay can later feed the same channel when several processes share one database.
+//! commit; on PostgreSQL, where several processes may share the database, the
+//! LISTEN/NOTIFY relay ([`super::relay`]) publishes what the other processes committed.
 
 use tokio::sync::broadcast;
 

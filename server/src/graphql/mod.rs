@@ -17,6 +17,7 @@ pub mod mutation;
 pub mod object;
 pub mod policy;
 pub mod query;
+pub mod relay;
 pub mod subscription;
 
 pub use context::{RequestCtx, Services};

@@ -63,6 +63,21 @@ macro_rules! e2e {
     )*};
 }
 
+/// Tests of what only PostgreSQL offers (several processes on one database): the same as
+/// [`e2e!`], without the SQLite variant.
+macro_rules! e2e_postgres {
+    ($($name:ident $([$($flag:literal),* $(,)?])?),* $(,)?) => {$(
+        mod $name {
+            const FLAGS: &[&str] = &[$($($flag),*)?];
+
+            #[tokio::test(flavor = "multi_thread")]
+            async fn postgres() {
+                $crate::harness::run($crate::harness::Backend::Postgres, FLAGS, super::$name).await
+            }
+        }
+    )*};
+}
+
 /// Provision a database, start the server, run the test body, clean up (also when the
 /// body panics; the panic is then resumed so the test fails with its own message).
 pub async fn run<F, Fut>(backend: Backend, flags: &'static [&'static str], body: F)

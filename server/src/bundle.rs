@@ -14,9 +14,11 @@
 //! | `checkpoint.json` | a signed audit checkpoint at or above the run's audit entry |
 //! | `audit.json` | the audit rows from the run's entry up to the checkpoint; rows of other events carry an empty `payload` (withheld) |
 //!
-//! Verification re-runs the estimator from `inputs.json` and `params.json`, compares the
-//! canonical result byte for byte, checks both signatures, and recomputes the audit rows
-//! from the run's entry to the signed checkpoint head.
+//! Verification re-runs the estimator from `inputs.json` and `params.json` with the run's
+//! engine version, compares the canonical result (byte for byte; from
+//! `verdict-calibrate/2` on, floats may instead agree within a floating-point tolerance,
+//! see [`calibrate::compare_results`]), checks both signatures, and recomputes the audit
+//! rows from the run's entry to the signed checkpoint head.
 //!
 //! Every byte counts: each file must be exactly what export writes (the JSON files are
 //! re-serialized and compared byte for byte, the key re-encoded), so a bundle that differs
@@ -37,7 +39,9 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{self, Checkpoint};
-use crate::calibrate::{self, CalibrationInput, Params};
+use crate::calibrate::{
+    self, CalibrationInput, FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, Params, Reproduction,
+};
 use crate::crypto::sha256_hex;
 use crate::crypto::signing::{PUBLICATION_TAG, PublicKey, RUN_TAG, Signer25519};
 use crate::domain::results::{publication_fields, run_fields};
@@ -318,8 +322,12 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
         "result.json matches the run's result hash",
     );
     r.check(
-        run.engine_version == calibrate::ENGINE_VERSION,
-        "engine version matches this verifier",
+        calibrate::ENGINE_VERSIONS.contains(&run.engine_version.as_str()),
+        &format!(
+            "engine version {:?} is one this verifier can re-run ({})",
+            run.engine_version,
+            calibrate::ENGINE_VERSIONS.join(", ")
+        ),
     );
     r.check(
         key.verify(
@@ -443,11 +451,27 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
         (Ok(input), Ok(p)) => {
             let canonical_params = crate::domain::results::params_json(&p);
             r.check(canonical_params == params, "params.json is canonical");
-            let recomputed = calibrate::canonical_json(&calibrate::calibrate(&input, &p));
-            r.check(
-                recomputed == result,
-                "re-running the estimator reproduces result.json byte for byte",
-            );
+            // Re-run with the engine that computed the result, however old.
+            let rerun = format!("re-running the estimator ({})", run.engine_version);
+            match calibrate::calibrate_version(&input, &p, &run.engine_version)
+                .map(|recomputed| calibrate::compare_results(result, &recomputed))
+            {
+                None => r.failed.push(format!(
+                    "the estimator was not re-run: unknown engine version {:?}",
+                    run.engine_version
+                )),
+                Some(Reproduction::Exact) => r
+                    .passed
+                    .push(format!("{rerun} reproduces result.json byte for byte")),
+                Some(Reproduction::WithinTolerance) => r.passed.push(format!(
+                    "{rerun} reproduces result.json within floating-point tolerance \
+                     (floats within {FLOAT_REL_TOLERANCE:e} relative or \
+                     {FLOAT_ABS_TOLERANCE:e} absolute, everything else equal)"
+                )),
+                Some(Reproduction::Differs) => {
+                    r.failed.push(format!("{rerun} reproduces result.json"))
+                }
+            }
         }
         _ => r
             .failed

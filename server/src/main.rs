@@ -14,6 +14,10 @@ use verdict::error::AppError;
 use verdict::graphql::{self, Services, bus::Bus};
 use verdict::{audit, http};
 
+/// mimalloc instead of the system allocator (see the workspace `Cargo.toml`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "verdict",

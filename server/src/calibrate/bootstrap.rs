@@ -14,7 +14,7 @@
 //! resampled with replacement, then rescaled by the judge's noise:
 //! `y* = ŷ + σ_j e*`.
 
-use nalgebra::DMatrix;
+use faer::Mat;
 
 use super::fit::ModelFit;
 use super::model::Design;
@@ -105,8 +105,8 @@ pub(crate) fn rank_intervals(
         .collect();
 
     let wp = &fit.normal.wp;
-    let mut rhs = DMatrix::<f64>::zeros(d.nj, nb);
-    let mut pyp = DMatrix::<f64>::zeros(d.np, nb);
+    let mut rhs = Mat::<f64>::zeros(d.nj, nb);
+    let mut pyp = Mat::<f64>::zeros(d.np, nb);
     let mut ystar = vec![0.0; n];
     for b in 0..nb {
         let mut rng = Rng::stream(seed, STREAM_BOOTSTRAP + b as u64);
@@ -133,8 +133,8 @@ pub(crate) fn rank_intervals(
     }
     // Same S(λ) for every replicate: one factorisation, many right-hand sides.
     match &fit.chol {
-        Some(c) => c.solve_mut(&mut rhs),
-        None => rhs.fill(0.0),
+        Some(c) => c.solve_in_place(&mut rhs),
+        None => rhs.as_mut().fill(0.0),
     }
 
     let mut samples = vec![0u32; d.np * nb];

@@ -217,6 +217,79 @@ pub fn result_hash(r: &CalibrationResult) -> String {
     sha256_hex(&canonical_json(r))
 }
 
+/// Relative tolerance of [`compare_results`] on floats.
+pub const FLOAT_REL_TOLERANCE: f64 = 1e-6;
+/// Absolute tolerance of [`compare_results`] on floats (for values near 0).
+pub const FLOAT_ABS_TOLERANCE: f64 = 1e-9;
+
+/// How a re-computed result compares with a published one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reproduction {
+    /// The canonical JSON is byte for byte the same.
+    Exact,
+    /// Same shape, and equal strings, integers, booleans and nulls; every
+    /// float equal within [`FLOAT_REL_TOLERANCE`] relative or
+    /// [`FLOAT_ABS_TOLERANCE`] absolute.
+    WithinTolerance,
+    Differs,
+}
+
+/// Compares a published canonical result (`published`, its text) with a
+/// re-computation.
+///
+/// Why a tolerance at all: from `verdict-calibrate/2` on, the factorisation
+/// is blocked and SIMD-dispatched, so another CPU may round differently in
+/// the last bits, and a float whose 12th digit moves can change its 9th
+/// rendered digit. Ranks, flags and every other integer or string must still
+/// match exactly. `verdict-calibrate/1` (nalgebra's unblocked, scalar
+/// Cholesky) has no such excuse and must reproduce byte for byte.
+pub fn compare_results(published: &str, recomputed: &CalibrationResult) -> Reproduction {
+    let ours = canonical_json(recomputed);
+    if ours == published {
+        return Reproduction::Exact;
+    }
+    if recomputed.engine_version == super::ENGINE_VERSION_1 {
+        return Reproduction::Differs;
+    }
+    // Both sides go through the typed result, so that every float field is a
+    // JSON float on both sides (canonical text writes 3.0 as `3`), and the
+    // published text must be canonical itself: the tolerance forgives
+    // rounding, not re-formatting.
+    let parse = |text: &str| {
+        serde_json::from_str::<CalibrationResult>(text)
+            .ok()
+            .filter(|r| canonical_json(r) == text)
+            .and_then(|r| serde_json::to_value(r).ok())
+    };
+    match (parse(published), parse(&ours)) {
+        (Some(a), Some(b)) if values_close(&a, &b) => Reproduction::WithinTolerance,
+        _ => Reproduction::Differs,
+    }
+}
+
+fn values_close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            let diff = (x - y).abs();
+            diff <= FLOAT_ABS_TOLERANCE || diff <= FLOAT_REL_TOLERANCE * x.abs().max(y.abs())
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(u, v)| values_close(u, v))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, u)| y.get(k).is_some_and(|v| values_close(u, v)))
+        }
+        _ => a == b,
+    }
+}
+
 /// Canonical JSON of an input: projects and judges sorted by id, reviews
 /// sorted by (judge, project, score); so any permutation of the input gives
 /// the same text. Exact duplicates are kept (they affect the fit).

@@ -3,7 +3,7 @@
 //! The numbers it prints are recorded in the doc comment of `mod.rs`.
 
 use super::fit::ModelOptions;
-use super::model::{self, Design};
+use super::model::{self, Design, Engine};
 use super::synth::{JudgeKind, Panel, SynthParams, kendall_tau, score_against_truth};
 use super::{CalibrationResult, FLAG_DISCORDANT, Params, calibrate_with};
 
@@ -53,7 +53,7 @@ fn scenarios() -> Vec<Scenario> {
 /// Returns the project qualities in the design's local order.
 fn scale_model(d: &Design, lambda: f64, iters: usize) -> Vec<f64> {
     let w = vec![1.0; d.len()];
-    let base = model::solve(d, &w, lambda);
+    let base = model::solve(d, &w, lambda, Engine::V2);
     let mut q = base.q.clone();
     let mut a = base.b.clone();
     let mut s = vec![1.0; d.nj];
@@ -142,7 +142,7 @@ fn run(opts: &ModelOptions, panel: &Panel, bootstrap: u32, seed: u64) -> Calibra
         bootstrap,
         ..Params::default_for(seed)
     };
-    calibrate_with(&panel.input, &params, opts)
+    calibrate_with(&panel.input, &params, opts, Engine::V2)
 }
 
 #[test]

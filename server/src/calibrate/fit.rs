@@ -2,9 +2,9 @@
 //! noise weights (iteratively reweighted, MacKay et al. 2017 style) and an
 //! optional Huber down-weighting of individual reviews.
 
-use nalgebra::DMatrix;
+use faer::Mat;
 
-use super::model::{self, Chol, Design, Normal};
+use super::model::{self, Chol, Design, Engine, Normal};
 
 /// Internal switches for the model variants that were benchmarked (see the
 /// doc comment of the module root). Production uses [`ModelOptions::CHOSEN`].
@@ -87,13 +87,13 @@ struct Pass {
     resid_df: f64,
 }
 
-fn pass(d: &Design, w: &[f64], lambda: f64, prior_df: f64) -> Pass {
-    let solved = model::solve(d, w, lambda);
+fn pass(d: &Design, w: &[f64], lambda: f64, prior_df: f64, engine: Engine) -> Pass {
+    let solved = model::solve(d, w, lambda, engine);
     // Without a factorisation the offsets are 0 and S⁻¹ is taken as 0,
     // which makes the leverages those of per-project means.
     let sinv = match &solved.chol {
         Some(c) => c.inverse(),
-        None => DMatrix::zeros(d.nj, d.nj),
+        None => Mat::zeros(d.nj, d.nj),
     };
     let (lev, var_factor) = model::leverage(d, w, &solved.normal, &sinv);
     let resid: Vec<f64> = (0..d.len())
@@ -160,22 +160,23 @@ pub(crate) fn fit_model(
     folds: usize,
     seed: u64,
     opts: &ModelOptions,
+    engine: Engine,
 ) -> ModelFit {
     // Pilot λ: the middle of the grid, used while the weights are settling.
     let pilot = grid.get(grid.len() / 2).copied().unwrap_or(1.0);
     let mut w = vec![1.0; d.len()];
     if opts.reweights() {
         for _ in 0..opts.irls_iters {
-            let p = pass(d, &w, pilot, opts.prior_df);
+            let p = pass(d, &w, pilot, opts.prior_df, engine);
             w = update_weights(d, &p, opts);
         }
     }
-    let (lambda, cv_error) = model::cross_validate(d, &w, grid, folds, seed, pilot);
-    let mut p = pass(d, &w, lambda, opts.prior_df);
+    let (lambda, cv_error) = model::cross_validate(d, &w, grid, folds, seed, pilot, engine);
+    let mut p = pass(d, &w, lambda, opts.prior_df, engine);
     if opts.reweights() {
         for _ in 0..opts.irls_iters {
             w = update_weights(d, &p, opts);
-            p = pass(d, &w, lambda, opts.prior_df);
+            p = pass(d, &w, lambda, opts.prior_df, engine);
         }
     }
     let var_q = p.var_factor.iter().map(|v| v * p.pooled).collect();

@@ -21,10 +21,96 @@
 //! Laplacian (positive semi-definite), so `S ⪰ λI` is SPD and Cholesky
 //! applies. Building `S` costs `O(Σ_p k_p²)`, factoring it `O(J³/3)`, so the
 //! number of projects only enters linearly.
+//!
+//! Matrices are `faer` matrices; how they are factored and solved depends on
+//! the engine version ([`Engine`]).
 
-use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt;
+use faer::{Conj, Mat, Par};
+use nalgebra::{Cholesky, DMatrix, Dyn};
 
 use super::rng::{Rng, STREAM_FOLDS};
+
+/// How an engine version solves the reduced normal equations. The maths is
+/// the same; the last bits of the results are not, so each published result
+/// is re-run with the engine of its own version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// `verdict-calibrate/1`: nalgebra's unblocked Cholesky and inverse for
+    /// everything; kept only so that old results still reproduce byte for
+    /// byte.
+    V1,
+    /// `verdict-calibrate/2`: faer's blocked, SIMD Cholesky (single thread,
+    /// `Par::Seq`, so the result never depends on the thread count), and the
+    /// cross-validation solves by conjugate gradients on the sparse design
+    /// ([`Normal::offsets_cg`]), falling back to Cholesky.
+    V2,
+}
+
+/// A Cholesky factorisation of `S(λ)` by either engine.
+pub(crate) enum Chol {
+    /// nalgebra's factorisation (engine v1).
+    Nalgebra(Cholesky<f64, Dyn>),
+    /// faer's lower-triangular factor `L` (engine v2; the strict upper
+    /// triangle is left over from `S`).
+    Faer(Mat<f64>),
+}
+
+/// Serial execution for every faer call: results must not depend on the
+/// number of threads.
+const PAR: Par = Par::Seq;
+
+fn to_nalgebra(m: &Mat<f64>) -> DMatrix<f64> {
+    DMatrix::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)])
+}
+
+impl Chol {
+    /// Solve `S X = B` in place, every column of `B` at once.
+    pub fn solve_in_place(&self, b: &mut Mat<f64>) {
+        match self {
+            Chol::Nalgebra(c) => {
+                let mut x = to_nalgebra(b);
+                c.solve_mut(&mut x);
+                *b = Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)]);
+            }
+            Chol::Faer(l) => {
+                let scratch = llt::solve::solve_in_place_scratch::<f64>(l.nrows(), b.ncols(), PAR);
+                let mut mem = MemBuffer::new(scratch);
+                llt::solve::solve_in_place_with_conj(
+                    l.as_ref(),
+                    Conj::No,
+                    b.as_mut(),
+                    PAR,
+                    MemStack::new(&mut mem),
+                );
+            }
+        }
+    }
+
+    /// `S⁻¹`, both triangles filled.
+    pub fn inverse(&self) -> Mat<f64> {
+        match self {
+            Chol::Nalgebra(c) => {
+                let inv = c.inverse();
+                Mat::from_fn(inv.nrows(), inv.ncols(), |i, j| inv[(i, j)])
+            }
+            Chol::Faer(l) => {
+                let n = l.nrows();
+                let mut inv = Mat::<f64>::zeros(n, n);
+                let mut mem = MemBuffer::new(llt::inverse::inverse_scratch::<f64>(n, PAR));
+                // Writes the lower triangle only; mirror it.
+                llt::inverse::inverse(inv.as_mut(), l.as_ref(), PAR, MemStack::new(&mut mem));
+                for j in 0..n {
+                    for i in j + 1..n {
+                        inv[(j, i)] = inv[(i, j)];
+                    }
+                }
+                inv
+            }
+        }
+    }
+}
 
 /// Reviews of the ranked component in local index space, grouped by project.
 #[derive(Clone, Debug)]
@@ -63,14 +149,18 @@ impl Design {
     }
 }
 
-pub(crate) type Chol = Cholesky<f64, Dyn>;
+/// Relative residual `‖rhs - S b‖ / ‖rhs‖` at which conjugate gradients stop.
+const CG_TOLERANCE: f64 = 1e-12;
+/// Iterations before conjugate gradients give up in favour of a Cholesky
+/// factorisation.
+const CG_MAX_ITERATIONS: usize = 500;
 
 /// The λ-independent parts of the reduced normal equations.
 pub(crate) struct Normal {
     /// `D_j - Cᵀ D_p⁻¹ C` (λ not yet added to the diagonal).
-    pub s0: DMatrix<f64>,
+    pub s0: Mat<f64>,
     /// `Jy - Cᵀ D_p⁻¹ Py`.
-    pub rhs: DVector<f64>,
+    pub rhs: Vec<f64>,
     /// Total weight per project (0 when it has no (training) review).
     pub wp: Vec<f64>,
     /// Weighted score sum per project.
@@ -82,8 +172,8 @@ impl Normal {
     /// (all when `mask` is `None`).
     pub fn build(d: &Design, w: &[f64], y: &[f64], mask: Option<&[bool]>) -> Self {
         let use_i = |i: usize| mask.is_none_or(|m| m[i]);
-        let mut s0 = DMatrix::<f64>::zeros(d.nj, d.nj);
-        let mut rhs = DVector::<f64>::zeros(d.nj);
+        let mut s0 = Mat::<f64>::zeros(d.nj, d.nj);
+        let mut rhs = vec![0.0; d.nj];
         let mut wp = vec![0.0; d.np];
         let mut pyp = vec![0.0; d.np];
         for p in 0..d.np {
@@ -115,17 +205,114 @@ impl Normal {
     /// Cholesky factor of `S(λ) = s0 + λI`. Returns `None` only if the
     /// matrix is numerically not positive definite (cannot happen for
     /// λ > 0 and finite weights, but the caller degrades gracefully).
-    pub fn factor(&self, lambda: f64) -> Option<Chol> {
-        let mut s = self.s0.clone();
-        for k in 0..s.nrows() {
-            s[(k, k)] += lambda;
+    pub fn factor(&self, lambda: f64, engine: Engine) -> Option<Chol> {
+        let n = self.s0.nrows();
+        match engine {
+            Engine::V1 => {
+                let mut s = to_nalgebra(&self.s0);
+                for k in 0..n {
+                    s[(k, k)] += lambda;
+                }
+                Cholesky::new(s).map(Chol::Nalgebra)
+            }
+            Engine::V2 => {
+                let mut s = self.s0.clone();
+                for k in 0..n {
+                    s[(k, k)] += lambda;
+                }
+                let scratch =
+                    llt::factor::cholesky_in_place_scratch::<f64>(n, PAR, Default::default());
+                let mut mem = MemBuffer::new(scratch);
+                llt::factor::cholesky_in_place(
+                    s.as_mut(),
+                    Default::default(),
+                    PAR,
+                    MemStack::new(&mut mem),
+                    Default::default(),
+                )
+                .ok()?;
+                Some(Chol::Faer(s))
+            }
         }
-        Cholesky::new(s)
     }
 
     /// Judge offsets for a factorisation of `S(λ)`.
     pub fn offsets(&self, chol: &Chol) -> Vec<f64> {
-        chol.solve(&self.rhs).iter().copied().collect()
+        let mut b = Mat::from_fn(self.rhs.len(), 1, |i, _| self.rhs[i]);
+        chol.solve_in_place(&mut b);
+        b.col(0).iter().copied().collect()
+    }
+
+    /// Judge offsets `S(λ)⁻¹ rhs` by Jacobi-preconditioned conjugate
+    /// gradients, multiplying by `S(λ)` through the reviews (`O(reviews)` per
+    /// iteration instead of `O(J³/3)` for a factorisation): the λ-free part
+    /// is a weighted graph Laplacian whose spectrum, apart from the constant
+    /// direction at exactly λ, is clustered when judges share enough
+    /// projects, so a few dozen iterations reach [`CG_TOLERANCE`]. `None`
+    /// if [`CG_MAX_ITERATIONS`] are not enough (e.g. nearly disconnected
+    /// groups of judges); the caller then factors.
+    pub fn offsets_cg(
+        &self,
+        d: &Design,
+        w: &[f64],
+        mask: Option<&[bool]>,
+        lambda: f64,
+    ) -> Option<Vec<f64>> {
+        let use_i = |i: usize| mask.is_none_or(|m| m[i]);
+        let nj = d.nj;
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let diag: Vec<f64> = (0..nj).map(|j| self.s0[(j, j)] + lambda).collect();
+        // `S(λ) v = (D_j + λ) v - Cᵀ D_p⁻¹ C v`, project by project.
+        let apply = |v: &[f64], out: &mut [f64]| {
+            for j in 0..nj {
+                out[j] = lambda * v[j];
+            }
+            for p in (0..d.np).filter(|&p| self.wp[p] > 0.0) {
+                let range = d.start[p]..d.start[p + 1];
+                let mut cv = 0.0;
+                for i in range.clone().filter(|&i| use_i(i)) {
+                    cv += w[i] * v[d.j[i]];
+                }
+                let mean = cv / self.wp[p];
+                for i in range.filter(|&i| use_i(i)) {
+                    out[d.j[i]] += w[i] * (v[d.j[i]] - mean);
+                }
+            }
+        };
+        let norm_rhs = dot(&self.rhs, &self.rhs).sqrt();
+        let mut x = vec![0.0; nj];
+        if norm_rhs == 0.0 {
+            return Some(x);
+        }
+        let mut r = self.rhs.clone();
+        let mut z: Vec<f64> = r.iter().zip(&diag).map(|(r, d)| r / d).collect();
+        let mut dir = z.clone();
+        let mut rz = dot(&r, &z);
+        let mut q = vec![0.0; nj];
+        for _ in 0..CG_MAX_ITERATIONS {
+            apply(&dir, &mut q);
+            let alpha = rz / dot(&dir, &q);
+            if !alpha.is_finite() {
+                return None;
+            }
+            for j in 0..nj {
+                x[j] += alpha * dir[j];
+                r[j] -= alpha * q[j];
+            }
+            if dot(&r, &r).sqrt() <= CG_TOLERANCE * norm_rhs {
+                return Some(x);
+            }
+            for j in 0..nj {
+                z[j] = r[j] / diag[j];
+            }
+            let rz_next = dot(&r, &z);
+            let beta = rz_next / rz;
+            rz = rz_next;
+            for j in 0..nj {
+                dir[j] = z[j] + beta * dir[j];
+            }
+        }
+        None
     }
 
     /// Back-substitute project qualities `q = D_p⁻¹ (Py - C b)`; projects
@@ -157,9 +344,9 @@ pub(crate) struct Solved {
     pub chol: Option<Chol>,
 }
 
-pub(crate) fn solve(d: &Design, w: &[f64], lambda: f64) -> Solved {
+pub(crate) fn solve(d: &Design, w: &[f64], lambda: f64, engine: Engine) -> Solved {
     let normal = Normal::build(d, w, &d.y, None);
-    let chol = normal.factor(lambda);
+    let chol = normal.factor(lambda, engine);
     let b = match &chol {
         Some(c) => normal.offsets(c),
         None => vec![0.0; d.nj],
@@ -179,6 +366,7 @@ pub(crate) fn cross_validate(
     folds: usize,
     seed: u64,
     fallback: f64,
+    engine: Engine,
 ) -> (f64, Option<f64>) {
     let n = d.len();
     let k = folds.clamp(2, 20).min(n);
@@ -206,10 +394,14 @@ pub(crate) fn cross_validate(
             .collect();
         wsum += held.iter().map(|&i| w[i]).sum::<f64>();
         for (g, &lambda) in grid.iter().enumerate() {
-            let b = match normal.factor(lambda) {
+            let iterative = match engine {
+                Engine::V1 => None,
+                Engine::V2 => normal.offsets_cg(d, w, Some(&mask), lambda),
+            };
+            let b = iterative.unwrap_or_else(|| match normal.factor(lambda, engine) {
                 Some(c) => normal.offsets(&c),
                 None => vec![0.0; d.nj],
-            };
+            });
             let q = normal.qualities(d, w, Some(&mask), &b);
             for &i in &held {
                 let e = d.y[i] - q[d.p[i]] - b[d.j[i]];
@@ -240,7 +432,7 @@ pub(crate) fn leverage(
     d: &Design,
     w: &[f64],
     normal: &Normal,
-    sinv: &DMatrix<f64>,
+    sinv: &Mat<f64>,
 ) -> (Vec<f64>, Vec<f64>) {
     let mut h = vec![0.0; d.len()];
     let mut vq = vec![0.0; d.np];

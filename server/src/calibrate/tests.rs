@@ -2,7 +2,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::model::{self, Design};
+use super::model::{self, Design, Engine};
 use super::rng::Rng;
 use super::synth::{JudgeKind, judge_id, score_against_truth};
 use super::*;
@@ -418,12 +418,45 @@ fn schur_solve_matches_naive_dense_solve() {
     revs.sort_by_key(|r| (r.0, r.1));
     let d = Design::new(np, nj, &revs);
     let w: Vec<f64> = (0..d.len()).map(|_| 0.2 + 2.0 * rng.unit()).collect();
-    for lambda in [0.01, 0.3, 10.0] {
-        let s = model::solve(&d, &w, lambda);
-        assert!(s.chol.is_some());
-        let (q, b) = naive_solve(&d, &w, lambda);
-        for (x, y) in s.q.iter().zip(&q).chain(s.b.iter().zip(&b)) {
-            assert!((x - y).abs() < 1e-9, "lambda {lambda}: {x} vs {y}");
+    for engine in [Engine::V1, Engine::V2] {
+        for lambda in [0.01, 0.3, 10.0] {
+            let s = model::solve(&d, &w, lambda, engine);
+            assert!(s.chol.is_some());
+            let (q, b) = naive_solve(&d, &w, lambda);
+            for (x, y) in s.q.iter().zip(&q).chain(s.b.iter().zip(&b)) {
+                assert!(
+                    (x - y).abs() < 1e-9,
+                    "{engine:?} lambda {lambda}: {x} vs {y}"
+                );
+            }
+        }
+    }
+}
+
+// 7b. The cross-validation's iterative solve equals the factorisation.
+#[test]
+fn conjugate_gradients_match_cholesky() {
+    let panel = Panel::generate(SynthParams::realistic(120, 30, 4, 9));
+    let pid = |id: &str| id[1..].parse::<usize>().expect("synthetic id");
+    let mut revs: Vec<(usize, usize, f64)> = panel
+        .input
+        .reviews
+        .iter()
+        .map(|r| (pid(&r.project), pid(&r.judge), r.score))
+        .collect();
+    revs.sort_by_key(|r| (r.0, r.1));
+    let d = Design::new(120, 30, &revs);
+    let mut rng = Rng::stream(3, 0);
+    let w: Vec<f64> = (0..d.len()).map(|_| 0.2 + 2.0 * rng.unit()).collect();
+    let mask: Vec<bool> = (0..d.len()).map(|_| rng.unit() < 0.8).collect();
+    for mask in [None, Some(&mask[..])] {
+        let normal = model::Normal::build(&d, &w, &d.y, mask);
+        for lambda in [0.01, 0.3, 10.0] {
+            let cg = normal.offsets_cg(&d, &w, mask, lambda).expect("converges");
+            let chol = normal.factor(lambda, Engine::V2).expect("spd");
+            for (x, y) in cg.iter().zip(normal.offsets(&chol)) {
+                assert!((x - y).abs() < 1e-10, "lambda {lambda}: {x} vs {y}");
+            }
         }
     }
 }
@@ -443,9 +476,6 @@ fn leverage_matches_dense_hat_matrix() {
     let d = Design::new(np, nj, &revs);
     let w: Vec<f64> = (0..d.len()).map(|_| 0.5 + rng.unit()).collect();
     let lambda = 0.7;
-    let s = model::solve(&d, &w, lambda);
-    let sinv = s.chol.as_ref().expect("spd").inverse();
-    let (h, vq) = model::leverage(&d, &w, &s.normal, &sinv);
     // Dense M⁻¹.
     let n = np + nj;
     let mut m = DMatrix::<f64>::zeros(n, n);
@@ -459,13 +489,22 @@ fn leverage_matches_dense_hat_matrix() {
         m[(np + j, np + j)] += lambda;
     }
     let minv = m.try_inverse().expect("regular");
-    for i in 0..d.len() {
-        let (p, j) = (d.p[i], np + d.j[i]);
-        let dense = w[i] * (minv[(p, p)] + 2.0 * minv[(p, j)] + minv[(j, j)]);
-        assert!((h[i] - dense).abs() < 1e-9, "{} vs {dense}", h[i]);
-    }
-    for p in 0..np {
-        assert!((vq[p] - minv[(p, p)]).abs() < 1e-9);
+    for engine in [Engine::V1, Engine::V2] {
+        let s = model::solve(&d, &w, lambda, engine);
+        let sinv = s.chol.as_ref().expect("spd").inverse();
+        let (h, vq) = model::leverage(&d, &w, &s.normal, &sinv);
+        for i in 0..d.len() {
+            let (p, j) = (d.p[i], np + d.j[i]);
+            let dense = w[i] * (minv[(p, p)] + 2.0 * minv[(p, j)] + minv[(j, j)]);
+            assert!(
+                (h[i] - dense).abs() < 1e-9,
+                "{engine:?}: {} vs {dense}",
+                h[i]
+            );
+        }
+        for p in 0..np {
+            assert!((vq[p] - minv[(p, p)]).abs() < 1e-9, "{engine:?}");
+        }
     }
 }
 
@@ -591,15 +630,140 @@ fn golden_input() -> CalibrationInput {
     }
 }
 
-/// Guards against unintended output changes: if this fails after a
-/// deliberate change to the engine, bump `ENGINE_VERSION` and update the
-/// hash.
+/// Guards against unintended output changes of the engine that published
+/// results were computed with: `verdict-calibrate/1` must never change
+/// (old bundles are re-run with it). If the current engine's hash changes
+/// after a deliberate change, bump `ENGINE_VERSION` and add a golden hash.
 #[test]
 fn golden_result_hash() {
     let inp = golden_input();
-    let r = calibrate(&inp, &params(42, 100));
-    check_invariants(&r, &inp);
-    assert_eq!(result_hash(&r), GOLDEN_HASH);
+    let v1 = calibrate_version(&inp, &params(42, 100), ENGINE_VERSION_1).expect("v1 is known");
+    check_invariants(&v1, &inp);
+    assert_eq!(v1.engine_version, "verdict-calibrate/1");
+    assert_eq!(result_hash(&v1), GOLDEN_HASH_V1);
+
+    let v2 = calibrate(&inp, &params(42, 100));
+    check_invariants(&v2, &inp);
+    assert_eq!(v2.engine_version, "verdict-calibrate/2");
+    assert_eq!(result_hash(&v2), GOLDEN_HASH_V2);
+    assert_eq!(
+        calibrate_version(&inp, &params(42, 100), ENGINE_VERSION),
+        Some(v2)
+    );
+    assert_eq!(
+        calibrate_version(&inp, &params(42, 100), "verdict-calibrate/0"),
+        None
+    );
 }
 
-const GOLDEN_HASH: &str = "4d4ce3d9f9c1e36e86df0afb9b62fd26dd48cf27b014d23871a0a1ddc4af49e4";
+const GOLDEN_HASH_V1: &str = "4d4ce3d9f9c1e36e86df0afb9b62fd26dd48cf27b014d23871a0a1ddc4af49e4";
+/// The v2 factorisation is SIMD-dispatched: on a CPU whose kernels round
+/// differently, a 9th rendered digit might move and this hash with it (the
+/// bundle verifier tolerates that; this test pins the reference machine).
+const GOLDEN_HASH_V2: &str = "c0d6b96a45cd611f2fdfc76fab6a9a5019bfd3901c4c22916d96fb6d451f658a";
+
+/// Both engines solve the same equations: on a mid-sized panel every
+/// estimate agrees to ~1e-9 and every rank, interval and flag is equal.
+#[test]
+fn engine_versions_agree_up_to_rounding() {
+    let panel = Panel::generate(SynthParams {
+        discordant: 1,
+        constant: 1,
+        ..SynthParams::realistic(200, 40, 5, 5)
+    });
+    let p = params(5, 100);
+    let v1 = calibrate_version(&panel.input, &p, ENGINE_VERSION_1).expect("v1 is known");
+    let v2 = calibrate(&panel.input, &p);
+    let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * (1.0 + a.abs()),
+        (a, b) => a == b,
+    };
+    assert!(close(v1.lambda, v2.lambda) && close(v1.cv_error, v2.cv_error));
+    for (a, b) in v1.projects.iter().zip(&v2.projects) {
+        assert_eq!(
+            (&a.id, a.rank, a.rank_low, a.rank_high),
+            (&b.id, b.rank, b.rank_low, b.rank_high)
+        );
+        assert!(
+            close(a.quality, b.quality) && close(a.std_error, b.std_error),
+            "{a:?} {b:?}"
+        );
+    }
+    for (a, b) in v1.judges.iter().zip(&v2.judges) {
+        assert_eq!((&a.id, &a.flag), (&b.id, &b.flag));
+        assert!(close(a.offset, b.offset) && close(a.noise, b.noise) && close(a.scale, b.scale));
+    }
+    let (d1, d2) = (&v1.diagnostics, &v2.diagnostics);
+    assert_eq!(d1.outlier_reviews.len(), d2.outlier_reviews.len());
+    for (a, b) in d1.outlier_reviews.iter().zip(&d2.outlier_reviews) {
+        assert_eq!((&a.judge, &a.project), (&b.judge, &b.project));
+        assert!(close(Some(a.residual), Some(b.residual)));
+    }
+    assert_eq!(d1.identical_judges, d2.identical_judges);
+    // Apart from the version tag, the bundle verifier's comparison accepts
+    // the v1 text for the v2 result.
+    let v1_text = canonical_json(&v1).replace(ENGINE_VERSION_1, ENGINE_VERSION);
+    assert_ne!(compare_results(&v1_text, &v2), Reproduction::Differs);
+}
+
+/// A v2 result with one quality just above a 9-digit rounding boundary, and
+/// the same result with that quality moved in the 12th decimal, just below.
+fn boundary_pair() -> (CalibrationResult, CalibrationResult) {
+    let inp = golden_input();
+    let a = calibrate(&inp, &params(42, 20));
+    let mut b = a.clone();
+    let mut a = a;
+    a.projects[0].quality = Some(0.123_456_788_501);
+    b.projects[0].quality = Some(0.123_456_788_499);
+    (a, b)
+}
+
+#[test]
+fn rerun_tolerates_last_digit_noise_in_v2_only() {
+    let (a, b) = boundary_pair();
+    let published = canonical_json(&a);
+    assert_ne!(
+        published,
+        canonical_json(&b),
+        "the 9th rendered digit moves"
+    );
+    assert_eq!(compare_results(&published, &a), Reproduction::Exact);
+    assert_eq!(
+        compare_results(&published, &b),
+        Reproduction::WithinTolerance
+    );
+    // v1 has no tolerance.
+    let v1 = |r: &CalibrationResult| CalibrationResult {
+        engine_version: ENGINE_VERSION_1.into(),
+        ..r.clone()
+    };
+    let (a1, b1) = (v1(&a), v1(&b));
+    assert_eq!(
+        compare_results(&canonical_json(&a1), &a1),
+        Reproduction::Exact
+    );
+    assert_eq!(
+        compare_results(&canonical_json(&a1), &b1),
+        Reproduction::Differs
+    );
+    // A re-formatted (non-canonical) published text is not forgiven.
+    let spaced = published.replacen(',', ", ", 1);
+    assert_eq!(compare_results(&spaced, &a), Reproduction::Differs);
+}
+
+#[test]
+fn rerun_with_a_different_rank_fails() {
+    let (a, _) = boundary_pair();
+    let published = canonical_json(&a);
+    let mut b = a.clone();
+    b.projects[1].rank = b.projects[1].rank.map(|r| r + 1);
+    assert_eq!(compare_results(&published, &b), Reproduction::Differs);
+    // A float beyond the tolerance fails too.
+    let mut c = a.clone();
+    c.projects[0].quality = Some(0.123_457);
+    assert_eq!(compare_results(&published, &c), Reproduction::Differs);
+    // So does a missing value (a shape change).
+    let mut d = a.clone();
+    d.projects[0].std_error = None;
+    assert_eq!(compare_results(&published, &d), Reproduction::Differs);
+}

@@ -80,7 +80,12 @@ where
     let limit = ctx.page_size(first)?;
     let after = decode(after).gql(ctx)?;
     let db = &ctx.db().conn;
-    let total = select.clone().count(db).await.gql(ctx)? as i64;
+    // Counted only when asked for: a gallery page that shows no total costs no count.
+    let total = if ctx.look_ahead().field("totalCount").exists() {
+        select.clone().count(db).await.gql(ctx)? as i64
+    } else {
+        0
+    };
     let mut rows = select
         .filter(key.gt(after))
         .order_by_asc(key)

@@ -801,8 +801,8 @@ export function VerifyPage({ slug }: { slug: string }) {
         <li>Get the bundle: the organizers (or whoever runs the server) export it and share the folder.</li>
         <li>Pin the key: take the fingerprint above from this page or from the well-known address, not from the bundle.</li>
         <li>
-          Run the verifier: it re-runs the estimator from the pinned inputs, compares the result byte for byte and checks the signatures; it prints PASS, or names what
-          failed.
+          Run the verifier: it re-runs the estimator from the pinned inputs, compares the result with the signed one (ranks exactly, numbers to a millionth) and checks
+          the signatures; it prints PASS, or names what failed.
         </li>
       </ol>
       <pre>

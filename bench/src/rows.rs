@@ -1,0 +1,805 @@
+//! The rows of issue 10's table, measured against one running server.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::fixtures::{self, BIG, CRITERIA, GALLERY};
+use crate::load::{self, Api, Call, Delivery, MakeCall, Outcome, Subscribers, Timing};
+use crate::report::{Report, count, dash, ratio};
+use crate::server::{Server, Store};
+
+/// Judges writing reviews concurrently in rows 6 and 7 (one connection each).
+pub const WRITERS: usize = 64;
+/// The judge whose fresh reviews row 7 times through `judgingProgress`: not a writer.
+pub const PROBE_JUDGE: usize = WRITERS;
+/// Organizers following `judgingProgress` in row 7.
+const PROGRESS_SUBSCRIBERS: usize = 1000;
+
+const GALLERY_QUERY: &str = "query($slug: String!) { event(slug: $slug) { projects(first: 50) { edges { node { title tagline track { name } team { name } } } } } }";
+
+/// The same page from PostGraphile 4: its names for Verdict's tables (`projects`, with
+/// composite foreign keys to `tracks` and `teams`), and the gallery's filter (submitted,
+/// neither hidden nor a duplicate) as a condition. It enforces no authorization.
+const POSTGRAPHILE_QUERY: &str = "query($slug: String!) { eventBySlug(slug: $slug) { projectsByEventId(first: 50, condition: {status: \"submitted\", hiddenReason: null, duplicateOf: null}) { edges { node { title tagline trackByEventIdAndTrackId { name } teamByEventIdAndTeamId { name } } } } } }";
+
+const SAVE_REVIEW: &str = "mutation($a: ID!, $s: [ScoreInput!]!) { saveReview(assignment: $a, scores: $s, submit: true) { version } }";
+
+/// Everything the rows share for one backend.
+pub struct Bench<'a> {
+    pub backend: &'static str,
+    pub verdict: &'a Path,
+    pub store: &'a Store,
+    pub server: &'a Server,
+    pub api: Api,
+    pub timing: Timing,
+    pub subscribers: usize,
+    pub admin: String,
+    /// Tokens of judges `0..=PROBE_JUDGE` of the big event, when rows 6 or 7 run.
+    pub judges: Vec<String>,
+    pub big: &'a fixtures::Event,
+    pub report: &'a mut Report,
+    /// `{__typename}` per second at 1 and at 64 connections (row 1).
+    pub ceiling: HashMap<usize, f64>,
+    /// Verdict's gallery per second at 64 connections (row 2), for row 3's ratio.
+    pub gallery_64: Option<f64>,
+    /// The published calibration run of the big event (row 4, or row 5 when 4 is skipped).
+    pub run: Option<String>,
+    /// saveReview p99 in ms with nobody subscribed (row 6), for row 7.
+    pub writes_p99: Option<f64>,
+}
+
+fn rate(o: &Outcome) -> String {
+    format!(
+        "{}/s (p50 {:.2} ms, p99 {:.2} ms)",
+        count(o.per_second()),
+        o.p50_ms(),
+        o.p99_ms()
+    )
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.0} MiB", kib as f64 / 1024.0)
+}
+
+impl Bench<'_> {
+    fn run_load(
+        &self,
+        connections: usize,
+        make: MakeCall,
+    ) -> impl Future<Output = Outcome> + use<> {
+        let (url, proc, timing) = (self.api.url.clone(), self.server.proc, self.timing);
+        async move { load::run(&url, &proc, connections, timing, make).await }
+    }
+
+    /// Reports a load's rate against the ceiling at the same connection count; `None`
+    /// (and a "not measured" line) when every request failed.
+    fn rate_line(
+        &mut self,
+        row: &str,
+        metric: &str,
+        o: &Outcome,
+        ceiling: Option<f64>,
+    ) -> Option<f64> {
+        if o.served == 0 {
+            let why = match &o.first_error {
+                Some(e) => format!("all {} requests failed, e.g. {e}", o.failed),
+                None => "no request was answered".into(),
+            };
+            self.report
+                .not_measured(row, self.backend, &format!("{metric}: {why}"));
+            return None;
+        }
+        let failed = if o.failed > 0 {
+            format!(
+                ", {} failed: {}",
+                o.failed,
+                o.first_error.as_deref().unwrap_or("")
+            )
+        } else {
+            String::new()
+        };
+        let (c, r) = match ceiling {
+            Some(c) => (format!("{}/s", count(c)), ratio(o.per_second(), c)),
+            None => (dash(), dash()),
+        };
+        self.report.add(
+            row,
+            self.backend,
+            metric,
+            format!("{}{failed}", rate(o)),
+            c,
+            r,
+        );
+        Some(o.per_second())
+    }
+
+    /// Row 1: `{__typename}` over POST, the ceiling every read row is compared with.
+    pub async fn ceiling(&mut self) {
+        for c in [1, 64] {
+            let o = self
+                .run_load(c, load::fixed("{__typename}", json!({}), None))
+                .await;
+            if let Some(r) =
+                self.rate_line("1 ceiling", &format!("{{__typename}}, {c} conn"), &o, None)
+            {
+                self.ceiling.insert(c, r);
+            }
+        }
+    }
+
+    /// Row 2: the anonymous gallery page of 50 projects with track and team, and the server
+    /// CPU it costs.
+    pub async fn gallery(&mut self) {
+        const ROW: &str = "2 gallery";
+        let vars = json!({ "slug": GALLERY });
+        match self.api.gql(None, GALLERY_QUERY, vars.clone()).await {
+            Ok(d) if d["event"]["projects"]["edges"].as_array().map(Vec::len) == Some(50) => {}
+            Ok(d) => {
+                return self.report.not_measured(
+                    ROW,
+                    self.backend,
+                    &format!("expected 50 projects, got {d}"),
+                );
+            }
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        }
+        for c in [1, 64] {
+            let o = self
+                .run_load(c, load::fixed(GALLERY_QUERY, vars.clone(), None))
+                .await;
+            let ceiling = self.ceiling.get(&c).copied();
+            let r = self.rate_line(
+                ROW,
+                &format!("50 projects + track + team, {c} conn"),
+                &o,
+                ceiling,
+            );
+            if r.is_some() {
+                self.report.value(
+                    ROW,
+                    self.backend,
+                    &format!("server CPU per page, {c} conn"),
+                    format!("{:.2} ms", o.cpu_ms_per_request()),
+                );
+            }
+            if c == 64 {
+                self.gallery_64 = r;
+            }
+        }
+    }
+
+    /// Row 3: the same page from PostGraphile 4 on this database's tables.
+    pub async fn postgraphile(&mut self, folder: &Path) {
+        const ROW: &str = "3 PostGraphile";
+        if self.store.backend != crate::server::Backend::Postgres {
+            return self.report.not_measured(
+                ROW,
+                self.backend,
+                "PostGraphile runs on PostgreSQL only",
+            );
+        }
+        let pg = match Server::postgraphile(folder, self.store).await {
+            Ok(pg) => pg,
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        };
+        let api = Api::new(format!("{}/graphql", pg.base));
+        let vars = json!({ "slug": GALLERY });
+        match api.gql(None, POSTGRAPHILE_QUERY, vars.clone()).await {
+            Ok(d)
+                if d["eventBySlug"]["projectsByEventId"]["edges"]
+                    .as_array()
+                    .map(Vec::len)
+                    == Some(50) => {}
+            Ok(d) => {
+                return self.report.not_measured(
+                    ROW,
+                    self.backend,
+                    &format!("expected 50 projects, got {d}"),
+                );
+            }
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        }
+        let o = load::run(
+            &api.url,
+            &pg.proc,
+            64,
+            self.timing,
+            load::fixed(POSTGRAPHILE_QUERY, vars, None),
+        )
+        .await;
+        let ceiling = self.ceiling.get(&64).copied();
+        let Some(theirs) = self.rate_line(ROW, "the same gallery page, 64 conn", &o, ceiling)
+        else {
+            return;
+        };
+        self.report.value(
+            ROW,
+            self.backend,
+            "PostGraphile server CPU per page, 64 conn",
+            format!(
+                "{:.2} ms (node only; PostgreSQL's own CPU not counted)",
+                o.cpu_ms_per_request()
+            ),
+        );
+        match self.gallery_64 {
+            Some(ours) => self.report.add(
+                ROW,
+                self.backend,
+                "Verdict / PostGraphile, 64 conn",
+                format!("{}/s vs {}/s", count(ours), count(theirs)),
+                dash(),
+                format!("{:.2}×", ours / theirs),
+            ),
+            None => self.report.value(
+                ROW,
+                self.backend,
+                "Verdict / PostGraphile",
+                "— (row 2 not measured)".into(),
+            ),
+        }
+    }
+
+    /// Runs a calibration of the big event and publishes it (provisional), once.
+    async fn publish(&mut self, api: &Api) -> Result<String, String> {
+        let run = match &self.run {
+            Some(run) => run.clone(),
+            None => {
+                let d = api
+                    .gql(
+                        Some(&self.admin),
+                        "mutation($e: String!) { runCalibration(event: $e, seed: 1, bootstrap: 200) { id } }",
+                        json!({ "e": BIG }),
+                    )
+                    .await?;
+                let id = d["runCalibration"]["id"]
+                    .as_str()
+                    .ok_or("runCalibration returned no id")?
+                    .to_owned();
+                self.run = Some(id.clone());
+                id
+            }
+        };
+        let d = api
+            .gql(
+                Some(&self.admin),
+                "mutation($e: String!, $r: ID!) { publishResults(event: $e, run: $r, final: false) { version } }",
+                json!({ "e": BIG, "r": run }),
+            )
+            .await?;
+        Ok(d["publishResults"]["version"].to_string())
+    }
+
+    /// The public ranking query and what it asks for: a page of 50 with titles when
+    /// `PublishedResults` has a paginated ranking field (`ranking` or `rankingPage` taking
+    /// `first`, a connection or a list), otherwise the whole `ranking` list without titles
+    /// (which keeps 2,000 projects within the anonymous complexity limit).
+    async fn ranking_query(&self) -> Result<(String, String), String> {
+        let d = self
+            .api
+            .gql(
+                None,
+                "{ __type(name: \"PublishedResults\") { fields { name args { name } type { name ofType { name ofType { name ofType { name } } } } } } }",
+                json!({}),
+            )
+            .await?;
+        let fields = d["__type"]["fields"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let paginated = fields.iter().find(|f| {
+            f["name"].as_str().is_some_and(|n| n.starts_with("ranking"))
+                && f["args"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|x| x["name"] == "first"))
+        });
+        let columns = "rank rankLow rankHigh quality rawMean projectExternalId";
+        let selection = match paginated {
+            Some(f) => {
+                let name = f["name"].as_str().unwrap_or("ranking");
+                let mut t = &f["type"];
+                while t["name"].is_null() && !t["ofType"].is_null() {
+                    t = &t["ofType"];
+                }
+                let page = if t["name"]
+                    .as_str()
+                    .is_some_and(|n| n.ends_with("Connection"))
+                {
+                    format!("{{ totalCount edges {{ node {{ {columns} project {{ title }} }} }} }}")
+                } else {
+                    format!("{{ {columns} project {{ title }} }}")
+                };
+                (
+                    format!("{name}(first: 50) {page}"),
+                    format!("{name}(first: 50) with titles"),
+                )
+            }
+            None => (
+                format!("ranking {{ {columns} }}"),
+                "whole ranking list (not paginated), no titles".to_owned(),
+            ),
+        };
+        Ok((
+            format!(
+                "query($slug: String!) {{ event(slug: $slug) {{ results {{ version {} }} }} }}",
+                selection.0
+            ),
+            selection.1,
+        ))
+    }
+
+    /// Row 4: the public results of the big event after a calibration run and its
+    /// publication, and the server's resident set around the load.
+    pub async fn results(&mut self) {
+        const ROW: &str = "4 public results";
+        if let Err(e) = self.publish(&self.api.clone()).await {
+            return self.report.not_measured(
+                ROW,
+                self.backend,
+                &format!("calibrate and publish: {e}"),
+            );
+        }
+        let (query, shape) = match self.ranking_query().await {
+            Ok(q) => q,
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        };
+        let vars = json!({ "slug": BIG });
+        if let Err(e) = self.api.gql(None, &query, vars.clone()).await {
+            return self.report.not_measured(ROW, self.backend, &e);
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let idle = self.server.proc.rss_kib();
+        let mut peak = idle;
+        for c in [1, 64] {
+            let o = self
+                .run_load(c, load::fixed(&query, vars.clone(), None))
+                .await;
+            peak = peak.max(o.peak_rss_kib);
+            let ceiling = self.ceiling.get(&c).copied();
+            self.rate_line(
+                ROW,
+                &format!("2,000-project ranking, {shape}, {c} conn"),
+                &o,
+                ceiling,
+            );
+        }
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        let after = self.server.proc.rss_kib();
+        self.report.value(
+            ROW,
+            self.backend,
+            "server RSS: idle before / peak / 10 s after",
+            format!("{} / {} / {}", mib(idle), mib(peak), mib(after)),
+        );
+    }
+
+    /// Row 5: `resultsPublished` to many idle subscribers: memory per subscriber, and how
+    /// long after the publishing mutation's answer the last one hears of it.
+    pub async fn fanout(&mut self) {
+        const ROW: &str = "5 resultsPublished fan-out";
+        // A fresh process: one that served row 4's load keeps its freed heap resident and
+        // fills it again first, which would hide what the subscribers cost.
+        let server = match Server::verdict(self.verdict, self.store).await {
+            Ok(s) => s,
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        };
+        let api = Api::new(format!("{}/graphql", server.base));
+        if self.run.is_none()
+            && let Err(e) = self.publish(&api).await
+        {
+            return self.report.not_measured(
+                ROW,
+                self.backend,
+                &format!("calibrate and publish: {e}"),
+            );
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let before = server.proc.rss_kib();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let query = format!("subscription {{ resultsPublished(event: \"{BIG}\") {{ version }} }}");
+        let subs = Subscribers::open(&ws_url(&server), self.subscribers, None, &query, tx).await;
+        if subs.connected < self.subscribers {
+            let why = format!(
+                "{} of {} subscribers connected: {}",
+                subs.connected,
+                self.subscribers,
+                subs.first_error.as_deref().unwrap_or("")
+            );
+            subs.close().await;
+            return self.report.not_measured(ROW, self.backend, &why);
+        }
+        // Subscribing completes after the handshake; give the server time to set it up.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let idle = server.proc.rss_kib();
+        self.report.value(
+            ROW,
+            self.backend,
+            &format!(
+                "server RSS per idle subscriber ({} subscribers)",
+                subs.connected
+            ),
+            format!(
+                "{:.1} KiB ({} → {})",
+                idle.saturating_sub(before) as f64 / subs.connected as f64,
+                mib(before),
+                mib(idle)
+            ),
+        );
+        let sent = Instant::now();
+        let published = self.publish(&api).await;
+        let answered = Instant::now();
+        if let Err(e) = published {
+            subs.close().await;
+            return self
+                .report
+                .not_measured(ROW, self.backend, &format!("publishResults: {e}"));
+        }
+        let mut last = None;
+        let mut delivered = 0;
+        let mut unexpected = None;
+        let deadline = answered + Duration::from_secs(60);
+        while delivered < subs.connected {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some((_, at, data))) => {
+                    if data.get("resultsPublished").is_some() {
+                        delivered += 1;
+                        last = Some(at);
+                    } else {
+                        unexpected.get_or_insert(data);
+                    }
+                }
+                _ => break,
+            }
+        }
+        let connected = subs.connected;
+        subs.close().await;
+        let Some(last) = last else {
+            let why = format!(
+                "no subscriber heard of the publication within 60 s; first other message: {unexpected:?}"
+            );
+            return self.report.not_measured(ROW, self.backend, &why);
+        };
+        self.report.value(
+            ROW,
+            self.backend,
+            "last delivery after publishResults answered",
+            format!(
+                "{:.0} ms (delivered to {delivered} of {connected}; mutation took {:.0} ms)",
+                last.saturating_duration_since(answered).as_secs_f64() * 1000.0,
+                (answered - sent).as_secs_f64() * 1000.0
+            ),
+        );
+    }
+
+    /// The imported (done) assignments of each writer judge.
+    async fn writer_assignments(&self) -> Result<Arc<Vec<Vec<String>>>, String> {
+        let mut all = Vec::with_capacity(WRITERS);
+        for token in &self.judges[..WRITERS] {
+            let d = self
+                .api
+                .gql(
+                    Some(token),
+                    "query($e: String!) { event(slug: $e) { myAssignments { id } } }",
+                    json!({ "e": BIG }),
+                )
+                .await?;
+            let ids: Vec<String> = d["event"]["myAssignments"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x["id"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if ids.is_empty() {
+                return Err("a writer judge has no assignments".into());
+            }
+            all.push(ids);
+        }
+        Ok(Arc::new(all))
+    }
+
+    /// 64 judges re-saving their submitted reviews with new scores, round robin.
+    fn save_reviews(&self, assignments: Arc<Vec<Vec<String>>>) -> MakeCall {
+        let tokens: Vec<Arc<str>> = self.judges[..WRITERS]
+            .iter()
+            .map(|t| Arc::from(t.as_str()))
+            .collect();
+        Arc::new(move |c, i| {
+            let mine = &assignments[c];
+            let a = &mine[i as usize % mine.len()];
+            Call {
+                body: save_review_body(a, 1 + (i % 10) as i64),
+                token: Some(tokens[c].clone()),
+            }
+        })
+    }
+
+    /// Row 6: saveReview from 64 judges at once, against the cheapest audited write.
+    pub async fn writes(&mut self) {
+        const ROW: &str = "6 saveReview";
+        let assignments = match self.writer_assignments().await {
+            Ok(a) => a,
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        };
+        // The write ceiling: updateProfile reads and writes one user row and appends one
+        // audit entry, the least an audited mutation does; each judge renames themself.
+        let tokens: Vec<Arc<str>> = self.judges[..WRITERS]
+            .iter()
+            .map(|t| Arc::from(t.as_str()))
+            .collect();
+        let rename: MakeCall = Arc::new(move |c, i| Call {
+            body: json!({
+                "query": "mutation($n: String!) { updateProfile(displayName: $n) { id } }",
+                "variables": { "n": format!("Judge {c} ({i})") },
+            })
+            .to_string(),
+            token: Some(tokens[c].clone()),
+        });
+        let o = self.run_load(WRITERS, rename).await;
+        let ceiling = self.rate_line(
+            ROW,
+            "write ceiling: updateProfile (own row + audit append), 64 conn",
+            &o,
+            None,
+        );
+        let o = self.run_load(WRITERS, self.save_reviews(assignments)).await;
+        if self
+            .rate_line(ROW, "saveReview, 64 judges", &o, ceiling)
+            .is_some()
+        {
+            self.writes_p99 = Some(o.p99_ms());
+        }
+    }
+
+    /// Row 7: row 6's writes while 1,000 organizers follow `judgingProgress`. A probe judge
+    /// submits a fresh review every 250 ms; each one raises `done` by one (the writers only
+    /// re-save reviews already submitted), so a subscriber's first message with `done` at
+    /// least base + k is the delivery of probe k.
+    pub async fn progress(&mut self) {
+        const ROW: &str = "7 judgingProgress under writes";
+        let probes = (self.timing.window.as_millis() / 250) as usize + 1;
+        let setup = async {
+            let assignments = self.writer_assignments().await?;
+            let mut probe_assignments = Vec::with_capacity(probes);
+            for project in self
+                .big
+                .not_reviewed_by(PROBE_JUDGE)
+                .into_iter()
+                .take(probes)
+            {
+                let d = self
+                    .api
+                    .gql(
+                        Some(&self.admin),
+                        "mutation($e: String!, $j: ID!, $p: ID!) { assignJudge(event: $e, judge: $j, project: $p) { id } }",
+                        json!({ "e": BIG, "j": format!("jdg_{PROBE_JUDGE:04}"), "p": project }),
+                    )
+                    .await?;
+                probe_assignments.push(
+                    d["assignJudge"]["id"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                );
+            }
+            let d = self
+                .api
+                .gql(
+                    Some(&self.admin),
+                    "query($e: String!) { event(slug: $e) { judgingProgress { done } } }",
+                    json!({ "e": BIG }),
+                )
+                .await?;
+            let base = d["event"]["judgingProgress"]["done"]
+                .as_i64()
+                .ok_or("no judgingProgress.done")?;
+            Ok::<_, String>((assignments, probe_assignments, base))
+        };
+        let (assignments, probe_assignments, base) = match setup.await {
+            Ok(s) => s,
+            Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<Delivery>();
+        let query = format!("subscription {{ judgingProgress(event: \"{BIG}\") {{ done }} }}");
+        let subs = Subscribers::open(
+            &ws_url(self.server),
+            PROGRESS_SUBSCRIBERS,
+            Some(&self.admin),
+            &query,
+            tx,
+        )
+        .await;
+        if subs.connected < PROGRESS_SUBSCRIBERS {
+            let why = format!(
+                "{} of {PROGRESS_SUBSCRIBERS} subscribers connected: {}",
+                subs.connected,
+                subs.first_error.as_deref().unwrap_or("")
+            );
+            subs.close().await;
+            return self.report.not_measured(ROW, self.backend, &why);
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        // Every subscriber's first sight of each `done` value.
+        let collector = tokio::spawn(async move {
+            let mut seen: Vec<Vec<(i64, Instant)>> = vec![Vec::new(); PROGRESS_SUBSCRIBERS];
+            let mut other = None;
+            while let Some((i, at, data)) = rx.recv().await {
+                match data["judgingProgress"]["done"].as_i64() {
+                    Some(done) => seen[i].push((done, at)),
+                    None => {
+                        other.get_or_insert(data);
+                    }
+                }
+            }
+            (seen, other)
+        });
+        let load = self.run_load(WRITERS, self.save_reviews(assignments));
+        let probe = self.probe(probe_assignments);
+        let (o, (answered, probe_error)) = tokio::join!(load, probe);
+        // Give late deliveries up to 30 s, then close the subscribers (ending the collector).
+        let settle = Instant::now() + Duration::from_secs(30);
+        let last_probe = base + answered.len() as i64;
+        while Instant::now() < settle && !answered.is_empty() {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            if self.progress_caught_up(last_probe).await {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                break;
+            }
+        }
+        subs.close().await;
+        let (seen, other) = collector.await.unwrap_or_else(|e| panic!("collector: {e}"));
+        if let (Some(p99), true) = (self.writes_p99, o.served > 0) {
+            self.report.add(
+                ROW,
+                self.backend,
+                "saveReview p99 while 1,000 follow (vs row 6 alone)",
+                format!("{:.2} ms ({}/s)", o.p99_ms(), count(o.per_second())),
+                format!("{p99:.2} ms"),
+                ratio(o.p99_ms(), p99),
+            );
+        } else {
+            self.rate_line(ROW, "saveReview while 1,000 follow", &o, None);
+        }
+        if answered.is_empty() {
+            let why = format!(
+                "no probe review was saved: {}",
+                probe_error.unwrap_or_default()
+            );
+            return self.report.not_measured(ROW, self.backend, &why);
+        }
+        let mut lag =
+            Histogram::<u64>::new_with_bounds(1, 600_000_000, 3).unwrap_or_else(|_| unreachable!());
+        let mut missing = 0;
+        for (k, at) in answered.iter().enumerate() {
+            let target = base + k as i64 + 1;
+            for s in &seen {
+                match s.iter().find(|(done, _)| *done >= target) {
+                    Some((_, got)) => lag.saturating_record(
+                        got.saturating_duration_since(*at).as_micros().max(1) as u64,
+                    ),
+                    None => missing += 1,
+                }
+            }
+        }
+        let expected = answered.len() * PROGRESS_SUBSCRIBERS;
+        let other = other
+            .map(|o| {
+                format!(
+                    "; other messages, e.g. {}",
+                    o.to_string().chars().take(240).collect::<String>()
+                )
+            })
+            .unwrap_or_default();
+        let probe_error = probe_error.map(|e| format!("; {e}")).unwrap_or_default();
+        self.report.value(
+            ROW,
+            self.backend,
+            "delivery lag after a saveReview answered (p50 / p99 / max)",
+            format!(
+                "{:.0} / {:.0} / {:.0} ms ({} of {expected} deliveries within 30 s after the load{probe_error}{other})",
+                lag.value_at_quantile(0.5) as f64 / 1000.0,
+                lag.value_at_quantile(0.99) as f64 / 1000.0,
+                lag.max() as f64 / 1000.0,
+                expected - missing,
+            ),
+        );
+    }
+
+    /// Submits the probe judge's fresh reviews one every 250 ms through the measured window
+    /// and returns when each successful one was answered, and how many failed and why.
+    async fn probe(&self, assignments: Vec<String>) -> (Vec<Instant>, Option<String>) {
+        tokio::time::sleep(self.timing.warmup).await;
+        let token = &self.judges[PROBE_JUDGE];
+        let mut answered = Vec::with_capacity(assignments.len());
+        let (mut failed, mut first_error) = (0, None);
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        let until = Instant::now() + self.timing.window;
+        for a in &assignments {
+            tick.tick().await;
+            // A slow answer may push probes past the window; row 6's load has ended then.
+            if Instant::now() >= until {
+                break;
+            }
+            let body: Value = serde_json::from_str(&save_review_body(a, 7)).unwrap_or_default();
+            let vars = body["variables"].clone();
+            match self.api.gql(Some(token), SAVE_REVIEW, vars).await {
+                Ok(_) => answered.push(Instant::now()),
+                // A refused write writes nothing, so `done` still counts the successes only.
+                Err(e) => {
+                    failed += 1;
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        let n = answered.len() + failed;
+        (
+            answered,
+            first_error.map(|e| format!("{failed} of {n} probe reviews failed: {e}")),
+        )
+    }
+
+    async fn progress_caught_up(&self, done: i64) -> bool {
+        let q = "query($e: String!) { event(slug: $e) { judgingProgress { done } } }";
+        matches!(
+            self.api.gql(Some(&self.admin), q, json!({ "e": BIG })).await,
+            Ok(d) if d["event"]["judgingProgress"]["done"].as_i64() >= Some(done)
+        )
+    }
+}
+
+fn ws_url(server: &Server) -> String {
+    format!("{}/graphql/ws", server.base.replacen("http://", "ws://", 1))
+}
+
+fn save_review_body(assignment: &str, value: i64) -> String {
+    let scores: Vec<Value> = CRITERIA
+        .iter()
+        .map(|c| json!({ "criterion": c, "value": value }))
+        .collect();
+    json!({ "query": SAVE_REVIEW, "variables": { "a": assignment, "s": scores } }).to_string()
+}
+
+/// Row 8: `verdict bench calibrate` at the two sizes of the issue (the larger only in a
+/// full run); independent of the database.
+pub fn calibration(verdict: &Path, quick: bool, report: &mut Report) {
+    const ROW: &str = "8 calibration";
+    let sizes: &[(u32, u32)] = if quick {
+        &[(300, 2000)]
+    } else {
+        &[(300, 2000), (3000, 20000)]
+    };
+    for &(judges, projects) in sizes {
+        let metric = format!("{judges} judges / {projects} projects / k 5 / bootstrap 200");
+        println!("  calibrating {metric} (the larger panel may take minutes)");
+        let out = std::process::Command::new(verdict)
+            .args(["bench", "calibrate", "--k", "5", "--bootstrap", "200"])
+            .args([
+                "--judges",
+                &judges.to_string(),
+                "--projects",
+                &projects.to_string(),
+            ])
+            .output();
+        let text = match out {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+            Ok(o) => {
+                return report.not_measured(ROW, "—", String::from_utf8_lossy(&o.stderr).trim());
+            }
+            Err(e) => return report.not_measured(ROW, "—", &e.to_string()),
+        };
+        match text
+            .lines()
+            .find_map(|l| l.split("time (CV + fit + bootstrap):").nth(1))
+        {
+            Some(t) => report.value(ROW, "—", &metric, t.trim().to_owned()),
+            None => report.not_measured(ROW, "—", &format!("unexpected output: {text}")),
+        }
+    }
+}

@@ -769,50 +769,23 @@ async fn aliased_rankings_parse_the_run_once_and_load_the_roster_once() {
 /// organizers follow it, and every one of them receives that computation.
 #[tokio::test]
 async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
-    use futures_util::StreamExt;
     use verdict::graphql::bus::BusEvent;
 
     let t = sqlite().await;
     import_fixture(&t.db).await;
-    let email = "root@example.org";
-    let txn = t.db.write().await.expect("begin");
-    let password = accounts::admin_create(&txn, email).await.expect("admin");
-    txn.commit().await.expect("commit");
-    let (_, token) = accounts::log_in(&t.db, email, &password, "test", 100)
-        .await
-        .expect("log in");
-    let caller = accounts::authenticate(&t.db.conn, &token)
-        .await
-        .expect("authenticate")
-        .expect("a live session");
+    let caller = signed_in_admin(&t.db).await;
     let event = verdict::domain::event_by_slug(&t.db.conn, spring_hack::SLUG)
         .await
         .expect("event");
     let s = services(&t.db);
-    let schema = graphql::schema(s.clone(), true);
 
     const SUBSCRIBERS: usize = 3;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut tasks = vec![];
-    for i in 0..SUBSCRIBERS {
-        let rc = Arc::new(
-            RequestCtx::new("test".into(), "127.0.0.1".into(), Some(caller.clone())).long_lived(),
-        );
-        let mut req = async_graphql::Request::new(format!(
-            r#"subscription {{ leaderboardUpdated(event: "{}") {{ computedAt projects {{ rank }} }} }}"#,
-            spring_hack::SLUG
-        ));
-        req.data = graphql::request_data(&s, rc);
-        let mut stream = schema.execute_stream(req);
-        let tx = tx.clone();
-        tasks.push(tokio::spawn(async move {
-            while let Some(resp) = stream.next().await {
-                assert!(resp.errors.is_empty(), "{:?}", resp.errors);
-                let data = resp.data.into_json().unwrap();
-                let _ = tx.send((i, data["leaderboardUpdated"]["computedAt"].clone()));
-            }
-        }));
-    }
+    let query = format!(
+        r#"subscription {{ leaderboardUpdated(event: "{}") {{ computedAt projects {{ rank }} }} }}"#,
+        spring_hack::SLUG
+    );
+    let tasks = subscribers(&s, Some(caller), &query, SUBSCRIBERS, &tx);
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     while s.leaderboards.followers(event.id) < SUBSCRIBERS {
         assert!(
@@ -852,8 +825,9 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
         let mut who: Vec<usize> = got.iter().map(|(i, _)| *i).collect();
         who.sort();
         assert_eq!(who, (0..SUBSCRIBERS).collect::<Vec<_>>());
+        let at = |data: &serde_json::Value| data["leaderboardUpdated"]["computedAt"].clone();
         assert!(
-            got.iter().all(|(_, at)| *at == got[0].1),
+            got.iter().all(|(_, data)| at(data) == at(&got[0].1)),
             "all receive the same computation: {got:?}"
         );
         assert_eq!(
@@ -879,6 +853,21 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
     )
     .await;
     assert_eq!(s.leaderboards.computations(), 2);
+}
+
+/// A site admin signed in with a real session, as a websocket caller is.
+async fn signed_in_admin(db: &Db) -> (entity::user::Model, accounts::Credential) {
+    let email = "root@example.org";
+    let txn = db.write().await.expect("begin");
+    let password = accounts::admin_create(&txn, email).await.expect("admin");
+    txn.commit().await.expect("commit");
+    let (_, token) = accounts::log_in(db, email, &password, "test", 100)
+        .await
+        .expect("log in");
+    accounts::authenticate(&db.conn, &token)
+        .await
+        .expect("authenticate")
+        .expect("a live session")
 }
 
 /// Subscribes `n` callers to `query` and returns their tasks and what they receive: the
@@ -962,17 +951,7 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
     use verdict::graphql::bus::BusEvent;
     for t in backends().await {
         import_fixture(&t.db).await;
-        let email = "root@example.org";
-        let txn = t.db.write().await.expect("begin");
-        let password = accounts::admin_create(&txn, email).await.expect("admin");
-        txn.commit().await.expect("commit");
-        let (_, token) = accounts::log_in(&t.db, email, &password, "test", 100)
-            .await
-            .expect("log in");
-        let caller = accounts::authenticate(&t.db.conn, &token)
-            .await
-            .expect("authenticate")
-            .expect("a live session");
+        let caller = signed_in_admin(&t.db).await;
         let admin = Actor {
             user: caller.0.clone(),
         };

@@ -383,40 +383,20 @@ pub async fn authenticate(
 
 /// Whether a credential found by [`authenticate`] still holds: the session is neither
 /// revoked nor expired, the API token neither revoked nor expired. Long-lived connections ask this
-/// before each operation and each subscription message (one statement; a session's
-/// expiry also reads the database's clock).
+/// before each operation and each subscription message without a feed's verdict (the
+/// database's clock and one statement).
 pub async fn still_valid<C: ConnectionTrait>(db: &C, credential: &Credential) -> AppResult<bool> {
-    use sea_orm::PaginatorTrait;
-    let live = match credential {
-        Credential::Session { id } => {
-            session::Entity::find_by_id(*id)
-                .filter(session::Column::RevokedAt.is_null())
-                .filter(session::Column::ExpiresAt.gt(clock(db).await?))
-                .count(db)
-                .await?
-        }
-        Credential::ApiToken { id, .. } => {
-            api_token::Entity::find_by_id(*id)
-                .filter(api_token::Column::RevokedAt.is_null())
-                .filter(
-                    sea_orm::Condition::any()
-                        .add(api_token::Column::ExpiresAt.is_null())
-                        .add(api_token::Column::ExpiresAt.gt(clock(db).await?)),
-                )
-                .count(db)
-                .await?
-        }
-    };
-    Ok(live > 0)
+    let live = live_credentials(db, std::slice::from_ref(credential)).await?;
+    Ok(live.contains(credential))
 }
 
 /// How many ids one `IN (...)` list carries: well under SQLite's and PostgreSQL's limits
 /// on bound parameters.
 pub const IN_CHUNK: usize = 5000;
 
-/// Which of `credentials` are still live (not revoked, not expired): [`still_valid`] for
-/// many at once, in a statement per kind and chunk, for the live feeds that check every
-/// follower before each message.
+/// Which of `credentials` are still live (not revoked, not expired), in a statement per
+/// kind and chunk after the clock read: the live feeds check every follower of a message
+/// with it, and [`still_valid`] one credential.
 pub async fn live_credentials<C: ConnectionTrait>(
     db: &C,
     credentials: &[Credential],

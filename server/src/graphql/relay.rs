@@ -24,13 +24,14 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use entity::{audit_event, audit_head, event, project, result_publication};
+use entity::{audit_event, audit_head, event, result_publication};
 use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde::Deserialize;
 
 use super::bus::{Bus, BusEvent};
 use crate::db::Db;
+use crate::domain::find_project;
 use crate::error::AppResult;
 
 /// The channel the audit trigger announces on.
@@ -180,17 +181,10 @@ impl Relay {
         let mut out = vec![];
         match entry.action.as_str() {
             "project.submitted" => {
-                let id: Option<i64> = project::Entity::find()
-                    .filter(project::Column::PublicId.eq(entry.object.as_str()))
-                    .select_only()
-                    .column(project::Column::Id)
-                    .into_tuple()
-                    .one(db)
-                    .await?;
-                if let Some(project_id) = id {
+                if let Some(p) = find_project(db, &entry.object, Some(event_id)).await? {
                     out.push(BusEvent::ProjectSubmitted {
                         event_id,
-                        project_id,
+                        project_id: p.id,
                     });
                 }
             }

@@ -256,7 +256,7 @@ pub(super) async fn post(
             "send GraphQL as a POST with Content-Type: application/json",
         );
     }
-    let batch: BatchRequest = match serde_json::from_slice(&body) {
+    let mut batch: BatchRequest = match serde_json::from_slice(&body) {
         Ok(b) => b,
         Err(e) => {
             return gql_error(
@@ -283,7 +283,6 @@ pub(super) async fn post(
             );
         }
     }
-    let mut batch = batch;
     let resolved = match &mut batch {
         BatchRequest::Single(r) => st.persisted.resolve(r),
         BatchRequest::Batch(v) => v.iter_mut().try_for_each(|r| st.persisted.resolve(r)),
@@ -303,6 +302,24 @@ pub(super) async fn post(
     }
 }
 
+/// The JSON of query parameter `name`, if given; BAD_USER_INPUT when it is not JSON.
+fn json_param(
+    params: &HashMap<String, String>,
+    name: &str,
+) -> Result<Option<serde_json::Value>, Box<Response>> {
+    params
+        .get(name)
+        .map(|v| serde_json::from_str(v))
+        .transpose()
+        .map_err(|_| {
+            Box::new(gql_error(
+                StatusCode::BAD_REQUEST,
+                "BAD_USER_INPUT",
+                &format!("{name} is not JSON"),
+            ))
+        })
+}
+
 /// GET runs queries (never mutations), also named by a persisted query's hash; without a
 /// `query` or `extensions` parameter it is the playground. Anonymous answers without
 /// errors may be kept by shared caches ([`Caching::Public`]).
@@ -317,23 +334,15 @@ pub(super) async fn get(
         return crate::web::playground().into_response();
     }
     let mut req = Request::new(query.cloned().unwrap_or_default());
-    for (name, value) in [
-        ("variables", params.get("variables")),
-        ("extensions", extensions),
-    ] {
-        let Some(value) = value else { continue };
-        let Ok(json) = serde_json::from_str::<serde_json::Value>(value) else {
-            return gql_error(
-                StatusCode::BAD_REQUEST,
-                "BAD_USER_INPUT",
-                &format!("{name} is not JSON"),
-            );
-        };
-        if name == "variables" {
-            req = req.variables(async_graphql::Variables::from_json(json));
-        } else if let Ok(map) = serde_json::from_value(json) {
-            req.extensions = map;
-        }
+    match json_param(&params, "variables") {
+        Ok(Some(vars)) => req = req.variables(async_graphql::Variables::from_json(vars)),
+        Ok(None) => {}
+        Err(refused) => return *refused,
+    }
+    match json_param(&params, "extensions") {
+        Ok(Some(ext)) => req.extensions = serde_json::from_value(ext).unwrap_or_default(),
+        Ok(None) => {}
+        Err(refused) => return *refused,
     }
     if let Err(refused) = st.persisted.resolve(&mut req) {
         return *refused;

@@ -10,6 +10,7 @@ pub mod api_token;
 pub mod assignment;
 pub mod audit_event;
 pub mod audit_head;
+pub mod calibration_job;
 pub mod calibration_run;
 pub mod criterion;
 pub mod email_confirmation;

@@ -9,6 +9,7 @@ mod m20261130_000002_judging;
 mod m20261201_000001_people;
 mod m20261201_000002_descriptions_and_zones;
 mod m20261201_000003_audit_notify;
+mod m20261201_000004_calibration_jobs;
 mod sql;
 
 pub struct Migrator;
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000001_people::Migration),
             Box::new(m20261201_000002_descriptions_and_zones::Migration),
             Box::new(m20261201_000003_audit_notify::Migration),
+            Box::new(m20261201_000004_calibration_jobs::Migration),
         ]
     }
 }

@@ -503,6 +503,7 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         leaderboards: Default::default(),
         progress: Default::default(),
         publications: Default::default(),
+        calibrations: Default::default(),
         links: Links::new(&public_url),
         mail,
     };

@@ -109,6 +109,7 @@ fn services(db: &Db) -> Services {
         leaderboards: Default::default(),
         progress: Default::default(),
         publications: Default::default(),
+        calibrations: Default::default(),
         links: verdict::domain::outbox::Links::new("http://verdict.test"),
         mail: Default::default(),
     }

@@ -13,6 +13,7 @@ use crate::harness::{
 e2e! {
     imported_person_gets_an_invitation_over_smtp_sets_a_password_and_logs_in,
     a_link_works_once_and_not_after_expiry_revocation_or_renewal,
+    invitation_mails_are_limited_per_address_and_per_event,
     fifty_concurrent_redemptions_give_one_membership,
     an_existing_account_redeems_only_when_signed_in_as_itself,
     only_organizers_invite_and_read_their_events_outbox,
@@ -903,4 +904,77 @@ async fn reset_requests_are_throttled_per_address(app: App) {
     // Another address is not held up by it.
     let r = ask(format!("one-more-{tag}@example.org"), "198.51.100.9").await;
     assert_eq!(r["data"]["requestPasswordReset"], true, "{r}");
+}
+
+async fn invitation_mails_are_limited_per_address_and_per_event(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let event = import_tiny(&app, &admin, &tag).await;
+    let invite = |emails: Vec<String>| json!({ "event": event, "emails": emails, "role": "JUDGE" });
+
+    // One address receives five invitation mails per window: the invitation and four
+    // resends; the sixth is refused and writes nothing.
+    let x = format!("x-{tag}@example.org");
+    let sent = app
+        .ok(Some(&admin), op("InviteToEvent"), invite(vec![x.clone()]))
+        .await;
+    let id = json!({ "id": str_at(&sent, "/inviteToEvent/0/id") });
+    for _ in 0..4 {
+        app.ok(Some(&admin), op("ResendInvitation"), id.clone())
+            .await;
+    }
+    let head = app.audit_head().await;
+    let refused = app.gql_as(&admin, op("ResendInvitation"), id.clone()).await;
+    assert_code(&refused, "RATE_LIMITED");
+    assert!(
+        refused["errors"][0]["extensions"]["retryAfter"].as_u64() > Some(0),
+        "{refused}"
+    );
+    let refused = app
+        .gql_as(&admin, op("InviteToEvent"), invite(vec![x.clone()]))
+        .await;
+    assert_code(&refused, "RATE_LIMITED");
+    assert_eq!(
+        app.audit_head().await,
+        head,
+        "a refused invitation wrote nothing"
+    );
+
+    // The event sends 2,000 invitation mails per window in all (5 so far): three batches
+    // of 500, then one of 496 would pass the limit and is refused whole; 495 reach it
+    // exactly, and then nothing more goes out.
+    let batch = |n: usize, from: usize| -> Vec<String> {
+        (from..from + n)
+            .map(|i| format!("crowd-{i}-{tag}@example.org"))
+            .collect()
+    };
+    let code = |r: &Value| error_code(r).unwrap_or_else(|| "no error".into());
+    for b in 0..3 {
+        let r = app
+            .gql_as(&admin, op("InviteToEvent"), invite(batch(500, b * 500)))
+            .await;
+        assert_eq!(code(&r), "no error", "batch {b}");
+    }
+    let head = app.audit_head().await;
+    let over = app
+        .gql_as(&admin, op("InviteToEvent"), invite(batch(496, 1500)))
+        .await;
+    assert_eq!(code(&over), "RATE_LIMITED");
+    assert_eq!(
+        app.audit_head().await,
+        head,
+        "a refused batch wrote nothing"
+    );
+    let r = app
+        .gql_as(&admin, op("InviteToEvent"), invite(batch(495, 1500)))
+        .await;
+    assert_eq!(code(&r), "no error");
+    let more = app
+        .gql_as(
+            &admin,
+            op("InviteToEvent"),
+            invite(vec![format!("late-{tag}@example.org")]),
+        )
+        .await;
+    assert_eq!(code(&more), "RATE_LIMITED");
 }

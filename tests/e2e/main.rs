@@ -17,6 +17,7 @@ mod exports;
 mod import;
 mod input;
 mod invitations;
+mod jobs;
 mod judging;
 mod limits;
 mod moderation;

@@ -278,7 +278,7 @@ async fn published_ranking_reads_a_page_at_a_time_and_anonymous_gets_are_cacheab
 /// An event large enough that its calibration computes for seconds: `projects` projects
 /// each reviewed by `k` of `judges` judges, plus one unreviewed project `late_{tag}`;
 /// judging is open now.
-fn panel_fixture(tag: &str, projects: usize, judges: usize, k: usize) -> Value {
+pub(crate) fn panel_fixture(tag: &str, projects: usize, judges: usize, k: usize) -> Value {
     let now = Utc::now();
     let at = |days: i64| rfc3339(now + chrono::Duration::days(days));
     let mut reviews = vec![];

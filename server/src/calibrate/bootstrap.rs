@@ -18,6 +18,7 @@ use faer::Mat;
 
 use super::fit::ModelFit;
 use super::model::Design;
+use super::progress::{Progress, Stage};
 use super::rng::{Rng, STREAM_BOOTSTRAP};
 
 /// Competition ranks (1 = largest; values within a tiny relative tolerance
@@ -75,6 +76,7 @@ pub(crate) fn rank_intervals(
     fit: &ModelFit,
     replicates: u32,
     seed: u64,
+    progress: &Progress,
 ) -> Option<Vec<(u32, u32)>> {
     if replicates == 0 || d.np == 0 {
         return None;
@@ -109,6 +111,7 @@ pub(crate) fn rank_intervals(
     let mut pyp = Mat::<f64>::zeros(d.np, nb);
     let mut ystar = vec![0.0; n];
     for b in 0..nb {
+        progress.step(Stage::Bootstrapping, b, 2 * nb);
         let mut rng = Rng::stream(seed, STREAM_BOOTSTRAP + b as u64);
         for p in 0..d.np {
             let range = d.start[p]..d.start[p + 1];
@@ -140,6 +143,7 @@ pub(crate) fn rank_intervals(
     let mut samples = vec![0u32; d.np * nb];
     let mut q = vec![0.0; d.np];
     for b in 0..nb {
+        progress.step(Stage::Bootstrapping, nb + b, 2 * nb);
         for (p, qp) in q.iter_mut().enumerate() {
             if wp[p] <= 0.0 {
                 *qp = 0.0;

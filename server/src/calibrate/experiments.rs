@@ -5,7 +5,7 @@
 use super::fit::ModelOptions;
 use super::model::{self, Design, Engine};
 use super::synth::{JudgeKind, Panel, SynthParams, kendall_tau, score_against_truth};
-use super::{CalibrationResult, FLAG_DISCORDANT, Params, calibrate_with};
+use super::{CalibrationResult, FLAG_DISCORDANT, Params, Progress, calibrate_with};
 
 struct Scenario {
     name: &'static str,
@@ -142,7 +142,7 @@ fn run(opts: &ModelOptions, panel: &Panel, bootstrap: u32, seed: u64) -> Calibra
         bootstrap,
         ..Params::default_for(seed)
     };
-    calibrate_with(&panel.input, &params, opts, Engine::V2)
+    calibrate_with(&panel.input, &params, opts, Engine::V2, Progress::none())
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use faer::Mat;
 
 use super::model::{self, Chol, Design, Engine, Normal};
+use super::progress::{Progress, Stage};
 
 /// Internal switches for the model variants that were benchmarked (see the
 /// doc comment of the module root). Production uses [`ModelOptions::CHOSEN`].
@@ -161,20 +162,25 @@ pub(crate) fn fit_model(
     seed: u64,
     opts: &ModelOptions,
     engine: Engine,
+    progress: &Progress,
 ) -> ModelFit {
     // Pilot λ: the middle of the grid, used while the weights are settling.
     let pilot = grid.get(grid.len() / 2).copied().unwrap_or(1.0);
     let mut w = vec![1.0; d.len()];
     if opts.reweights() {
-        for _ in 0..opts.irls_iters {
+        for i in 0..opts.irls_iters {
+            progress.step(Stage::Weighting, i, opts.irls_iters);
             let p = pass(d, &w, pilot, opts.prior_df, engine);
             w = update_weights(d, &p, opts);
         }
     }
-    let (lambda, cv_error) = model::cross_validate(d, &w, grid, folds, seed, pilot, engine);
+    let (lambda, cv_error) =
+        model::cross_validate(d, &w, grid, folds, seed, pilot, engine, progress);
+    progress.step(Stage::Fitting, 0, opts.irls_iters + 1);
     let mut p = pass(d, &w, lambda, opts.prior_df, engine);
     if opts.reweights() {
-        for _ in 0..opts.irls_iters {
+        for i in 0..opts.irls_iters {
+            progress.step(Stage::Fitting, i + 1, opts.irls_iters + 1);
             w = update_weights(d, &p, opts);
             p = pass(d, &w, lambda, opts.prior_df, engine);
         }

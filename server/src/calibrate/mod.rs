@@ -128,6 +128,7 @@ pub(crate) mod dsu;
 mod fit;
 mod model;
 mod prep;
+mod progress;
 pub mod rng;
 pub mod synth;
 mod types;
@@ -141,6 +142,7 @@ pub use canonical::{
     FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, FLOAT_SIGNIFICANT_DIGITS, Reproduction,
     canonical_inputs_json, canonical_json, compare_results, fmt_float, inputs_hash, result_hash,
 };
+pub use progress::{Progress, Stage};
 pub use synth::{BenchReport, Panel, SynthParams, bench, kendall_tau, score_against_truth};
 pub use types::*;
 
@@ -191,7 +193,17 @@ fn lambda_grid(params: &Params) -> Vec<f64> {
 /// panics; the output depends only on the input as a set (not its order) and
 /// on `params`.
 pub fn calibrate(input: &CalibrationInput, params: &Params) -> CalibrationResult {
-    calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V2)
+    calibrate_observed(input, params, Progress::none())
+}
+
+/// [`calibrate`], recording in `progress` how far it has come (for a background job
+/// that reports it).
+pub fn calibrate_observed(
+    input: &CalibrationInput,
+    params: &Params,
+    progress: &Progress,
+) -> CalibrationResult {
+    calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V2, progress)
 }
 
 /// Calibrate with the engine that `version` names (an `engine_version` of a
@@ -206,7 +218,13 @@ pub fn calibrate_version(
         ENGINE_VERSION => Engine::V2,
         _ => return None,
     };
-    Some(calibrate_with(input, params, &ModelOptions::CHOSEN, engine))
+    Some(calibrate_with(
+        input,
+        params,
+        &ModelOptions::CHOSEN,
+        engine,
+        Progress::none(),
+    ))
 }
 
 pub(crate) fn calibrate_with(
@@ -214,6 +232,7 @@ pub(crate) fn calibrate_with(
     params: &Params,
     opts: &ModelOptions,
     engine: Engine,
+    progress: &Progress,
 ) -> CalibrationResult {
     let prep = Prepared::new(input);
     let np = prep.project_ids.len();
@@ -253,11 +272,12 @@ pub(crate) fn calibrate_with(
             used.seed,
             opts,
             engine,
+            progress,
         )
     });
     let intervals = fit
         .as_ref()
-        .and_then(|f| bootstrap::rank_intervals(&design, f, used.bootstrap, used.seed));
+        .and_then(|f| bootstrap::rank_intervals(&design, f, used.bootstrap, used.seed, progress));
 
     // Per-project summaries over all usable reviews.
     let mut count = vec![0u32; np];

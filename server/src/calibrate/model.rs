@@ -30,6 +30,7 @@ use faer::linalg::cholesky::llt;
 use faer::{Conj, Mat, Par};
 use nalgebra::{Cholesky, DMatrix, Dyn};
 
+use super::progress::{Progress, Stage};
 use super::rng::{Rng, STREAM_FOLDS};
 
 /// How an engine version solves the reduced normal equations. The maths is
@@ -359,6 +360,7 @@ pub(crate) fn solve(d: &Design, w: &[f64], lambda: f64, engine: Engine) -> Solve
 /// best λ and its CV error (weighted mean squared prediction error of the
 /// held-out reviews whose project kept at least one training review), or
 /// `None` for the error when nothing could be predicted.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn cross_validate(
     d: &Design,
     w: &[f64],
@@ -367,6 +369,7 @@ pub(crate) fn cross_validate(
     seed: u64,
     fallback: f64,
     engine: Engine,
+    progress: &Progress,
 ) -> (f64, Option<f64>) {
     let n = d.len();
     let k = folds.clamp(2, 20).min(n);
@@ -385,6 +388,7 @@ pub(crate) fn cross_validate(
     let mut wsum = 0.0;
     let mut mask = vec![true; n];
     for f in 0..k {
+        progress.step(Stage::CrossValidating, f, k);
         for i in 0..n {
             mask[i] = fold[i] != f;
         }

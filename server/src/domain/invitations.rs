@@ -17,6 +17,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
+use super::accounts::{locked_bucket, retry_after, save_bucket};
 use super::outbox::{self, Links};
 use super::{Actor, Role, clock, require_organizer, validate};
 use crate::audit::{self, Entry};
@@ -27,6 +28,36 @@ use crate::error::{AppError, AppResult};
 pub const INVITATION_DAYS: i64 = 14;
 /// The most addresses one `inviteToEvent` takes.
 pub const MAX_INVITES: usize = 500;
+/// Invitation mails one address receives per throttle window
+/// ([`super::accounts::THROTTLE_WINDOW_SECS`]), from every event and sender together:
+/// beyond it RATE_LIMITED, so a link resent in a loop cannot flood someone's inbox.
+pub const MAILS_PER_ADDRESS: i32 = 5;
+/// Invitation mails one event sends per throttle window: a large import's invitations
+/// fit, an organizer account used to spam does not get far. Counted in the database, so
+/// the limits hold across every server process.
+pub const MAILS_PER_EVENT: i32 = 2_000;
+
+/// Takes one invitation mail's slot for `email` and for `e`, in the transaction that
+/// writes the mail (a refusal writes nothing, the count included).
+async fn take_mail_slot<C: ConnectionTrait>(
+    txn: &C,
+    e: &event::Model,
+    email: &str,
+    t: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    for (bucket, limit) in [
+        (format!("invite-to:{email}"), MAILS_PER_ADDRESS),
+        (format!("invite-event:{}", e.id), MAILS_PER_EVENT),
+    ] {
+        let mut row = locked_bucket(txn, &bucket, t).await?;
+        if row.failures >= limit {
+            return Err(retry_after(&row, t));
+        }
+        row.failures += 1;
+        save_bucket(txn, row).await?;
+    }
+    Ok(())
+}
 
 /// A fresh invitation token: shown once (in the link), stored only as its hash.
 fn new_token() -> String {
@@ -44,7 +75,8 @@ fn role_word(role: Role) -> &'static str {
 /// Writes (or renews) the invitation of `email` to `role` and its message; returns it with
 /// its raw token. An open invitation for the same person and role (pending or expired) is
 /// renewed in place: a new token and expiry, its unsent messages cancelled, so at most one
-/// link of a person for a role works at any time.
+/// link of a person for a role works at any time. RATE_LIMITED past [`MAILS_PER_ADDRESS`]
+/// or [`MAILS_PER_EVENT`].
 #[allow(clippy::too_many_arguments)]
 async fn issue<C: ConnectionTrait>(
     txn: &C,
@@ -57,6 +89,7 @@ async fn issue<C: ConnectionTrait>(
     links: &Links,
 ) -> AppResult<(invitation::Model, String)> {
     let t = clock(txn).await?;
+    take_mail_slot(txn, e, email, t).await?;
     let token = new_token();
     let expires = match team {
         Some(_) => super::teams::code_expiry(e, t),

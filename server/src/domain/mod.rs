@@ -11,6 +11,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 use crate::error::{AppError, AppResult};
 
 pub mod accounts;
+pub mod calibration_jobs;
 pub mod events;
 pub mod export;
 pub mod idempotency;

@@ -202,17 +202,7 @@ pub async fn plan_run<C: ConnectionTrait>(
     bootstrap: Option<i32>,
 ) -> AppResult<PlannedRun> {
     require_organizer(db, actor, e).await?;
-    let seed = seed.unwrap_or(1);
-    if seed < 0 {
-        return Err(AppError::bad_input("seed", "must not be negative"));
-    }
-    let bootstrap = bootstrap.unwrap_or(200);
-    if !(0..=MAX_BOOTSTRAP as i32).contains(&bootstrap) {
-        return Err(AppError::bad_input(
-            "bootstrap",
-            format!("must be between 0 and {MAX_BOOTSTRAP}"),
-        ));
-    }
+    let (seed, bootstrap) = run_params(seed, bootstrap)?;
     let params = Params {
         bootstrap: bootstrap as u32,
         ..Params::default_for(seed as u64)
@@ -228,10 +218,40 @@ pub async fn plan_run<C: ConnectionTrait>(
     })
 }
 
+/// A run's seed and bootstrap replicates, defaulted and checked (BAD_USER_INPUT naming
+/// the argument).
+pub fn run_params(seed: Option<i64>, bootstrap: Option<i32>) -> AppResult<(i64, i32)> {
+    let seed = seed.unwrap_or(1);
+    if seed < 0 {
+        return Err(AppError::bad_input("seed", "must not be negative"));
+    }
+    let bootstrap = bootstrap.unwrap_or(200);
+    if !(0..=MAX_BOOTSTRAP as i32).contains(&bootstrap) {
+        return Err(AppError::bad_input(
+            "bootstrap",
+            format!("must be between 0 and {MAX_BOOTSTRAP}"),
+        ));
+    }
+    Ok((seed, bootstrap))
+}
+
 /// Computes a planned run, outside any transaction (on the blocking pool: it is the
 /// expensive part, seconds on a large event).
 pub async fn compute_run(plan: PlannedRun) -> AppResult<ComputedRun> {
-    let result = compute(plan.input.clone(), plan.params.clone()).await?;
+    compute_observed(plan, std::sync::Arc::default()).await
+}
+
+/// [`compute_run`], recording in `progress` how far it has come.
+pub async fn compute_observed(
+    plan: PlannedRun,
+    progress: std::sync::Arc<calibrate::Progress>,
+) -> AppResult<ComputedRun> {
+    let (input, params) = (plan.input.clone(), plan.params.clone());
+    let result = tokio::task::spawn_blocking(move || {
+        calibrate::calibrate_observed(&input, &params, &progress)
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("calibration failed: {e}")))?;
     Ok(ComputedRun { plan, result })
 }
 

@@ -2,15 +2,19 @@
 //! commit; on PostgreSQL, where several processes may share the database, the
 //! LISTEN/NOTIFY relay ([`super::relay`]) publishes what the other processes committed.
 
+use std::sync::Arc;
+
+use entity::project;
 use tokio::sync::broadcast;
 
 use crate::domain::accounts::Credential;
 
 #[derive(Clone, Debug)]
 pub enum BusEvent {
+    /// The project as committed: every subscriber sends it without reading it again.
     ProjectSubmitted {
         event_id: i64,
-        project_id: i64,
+        project: Arc<project::Model>,
     },
     /// A review, assignment or recusal changed: progress and the live leaderboard moved.
     JudgingChanged {
@@ -19,6 +23,10 @@ pub enum BusEvent {
     ResultsPublished {
         event_id: i64,
         publication_id: i64,
+    },
+    /// A calibration job of the event ended (its run stored, or failed).
+    CalibrationEnded {
+        event_id: i64,
     },
     /// A credential was revoked (`credential`: that one) or a role taken away (`None`: any
     /// of the user's): the websockets it names are closed (`http::ws`).
@@ -40,7 +48,8 @@ impl BusEvent {
         match self {
             BusEvent::ProjectSubmitted { event_id, .. }
             | BusEvent::JudgingChanged { event_id }
-            | BusEvent::ResultsPublished { event_id, .. } => Some(*event_id),
+            | BusEvent::ResultsPublished { event_id, .. }
+            | BusEvent::CalibrationEnded { event_id } => Some(*event_id),
             BusEvent::AccessRevoked { .. } | BusEvent::SessionsEnded { .. } => None,
         }
     }

@@ -110,6 +110,8 @@ pub struct Services {
     pub links: crate::domain::outbox::Links,
     /// Wakes the mail worker after a commit that wrote to the outbox.
     pub mail: crate::mail::Wake,
+    /// The calibration jobs this process computes (`startCalibration`).
+    pub calibrations: Arc<super::jobs::Calibrations>,
 }
 
 /// Conveniences on async-graphql's context.

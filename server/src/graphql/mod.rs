@@ -12,6 +12,7 @@ pub mod cost;
 pub mod error;
 pub mod extensions;
 pub mod feed;
+pub mod jobs;
 pub mod loaders;
 pub mod mutation;
 pub mod object;

@@ -171,7 +171,11 @@ impl Relay {
                 | "project.duplicate_cleared"
                 | "project.track_changed"
         );
-        if !judging && entry.action != "results.published" {
+        let ended = matches!(
+            entry.action.as_str(),
+            "calibration.ran" | "calibration.failed"
+        );
+        if !judging && !ended && entry.action != "results.published" {
             return Ok(vec![]);
         }
         let Some(event_id) = self.event_id(&entry.event).await? else {
@@ -184,7 +188,7 @@ impl Relay {
                 if let Some(p) = find_project(db, &entry.object, Some(event_id)).await? {
                     out.push(BusEvent::ProjectSubmitted {
                         event_id,
-                        project_id: p.id,
+                        project: std::sync::Arc::new(p),
                     });
                 }
             }
@@ -207,6 +211,9 @@ impl Relay {
         }
         if judging {
             out.push(BusEvent::JudgingChanged { event_id });
+        }
+        if ended {
+            out.push(BusEvent::CalibrationEnded { event_id });
         }
         Ok(out)
     }

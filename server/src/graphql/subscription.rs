@@ -3,10 +3,8 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, Subscription};
-use entity::project;
+use async_graphql::{Context, ID, Subscription};
 use futures_util::Stream;
-use sea_orm::EntityTrait;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::bus::BusEvent;
@@ -15,8 +13,10 @@ use super::error::to_graphql;
 use super::feed::{Following, Verdict};
 use super::object::judging::JudgingProgress;
 use super::object::project::Project;
-use super::object::results::{Leaderboard, ResultPublication};
+use super::object::results::{CalibrationJob, Leaderboard, ResultPublication};
 use super::policy::{FieldGuard, Rule, Scope};
+use crate::calibrate::Stage;
+use crate::domain::calibration_jobs::{self, Job, JobState};
 use crate::error::AppError;
 
 /// Who may follow each subscription, collected by [`super::policy`].
@@ -26,6 +26,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     // Checked against the event in the resolver: organizers only.
     ("Subscription.judgingProgress", Rule::SignedIn),
     ("Subscription.leaderboardUpdated", Rule::SignedIn),
+    ("Subscription.calibrationJob", Rule::SignedIn),
 ];
 
 #[derive(Default)]
@@ -48,18 +49,11 @@ impl Subscription {
             .await
             .map_err(|e| ctx.err(e))?;
         let watch = Watch::caller(ctx);
-        Ok(follow(services, e.id, watch, |services, ev| async move {
-            let BusEvent::ProjectSubmitted { project_id, .. } = ev else {
+        Ok(follow(services, e.id, watch, |_, ev| async move {
+            let BusEvent::ProjectSubmitted { project, .. } = ev else {
                 return None;
             };
-            match project::Entity::find_by_id(project_id)
-                .one(&services.db.conn)
-                .await
-            {
-                Ok(Some(p)) => Some(Ok(Project(p))),
-                Ok(None) => None,
-                Err(err) => Some(Err(to_graphql(AppError::Db(err), "subscription"))),
-            }
+            Some(Ok(Project(project.as_ref().clone())))
         }))
     }
 
@@ -110,6 +104,143 @@ impl Subscription {
         let (services, e) = organizer_event(ctx, &event).await?;
         let following = services.leaderboards.follow(&services, &e, caller(ctx));
         Ok(from_feed(following, services, Watch::organizer(ctx, e.id)))
+    }
+
+    /// One calibration job of the event (`startCalibration`) until it ends (organizers:
+    /// UNAUTHENTICATED when anonymous, FORBIDDEN for anyone else; NOT_FOUND when the event
+    /// has no such job). The first message is the job as it stands; while it computes, its
+    /// stage and steps at most four times a second (only from the server process computing
+    /// it: another process sends its state); the last message is DONE or FAILED, and then
+    /// the stream ends.
+    #[graphql(guard = "FieldGuard::new(\"Subscription\", Scope::none())")]
+    async fn calibration_job(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The job's id (`CalibrationJob.id`).")] job: ID,
+    ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<CalibrationJob>> + use<>>
+    {
+        let (services, e) = organizer_event(ctx, &event).await?;
+        let first = calibration_jobs::find(&services.db.conn, e.id, &job, services.db.origin())
+            .await
+            .map_err(|err| ctx.err(err))?
+            .ok_or_else(|| ctx.err(AppError::NotFound("calibration job")))?;
+        let state = JobFollower {
+            id: (first.row.id, first.row.public_id.clone()),
+            bus: services.bus.subscribe(),
+            services,
+            watch: Watch::organizer(ctx, e.id),
+            event_id: e.id,
+            next: Some(first),
+            sent: None,
+        };
+        Ok(futures_util::stream::unfold(
+            Some(state),
+            |state| async move {
+                let mut state = state?;
+                let item = state.next_message().await?;
+                let ended = !matches!(&item, Ok(j) if j.job.state == JobState::Running);
+                Some((item, (!ended).then_some(state)))
+            },
+        ))
+    }
+}
+
+/// What a `calibrationJob` subscriber holds between messages.
+struct JobFollower {
+    services: super::Services,
+    watch: Watch,
+    bus: tokio::sync::broadcast::Receiver<BusEvent>,
+    event_id: i64,
+    /// The job's row id and public id.
+    id: (i64, String),
+    /// The job as read and not yet sent.
+    next: Option<Job>,
+    /// The progress last sent.
+    sent: Option<(Stage, u32, u32)>,
+}
+
+impl JobFollower {
+    /// How often a subscriber of a job computing here looks at its progress.
+    const TICK: std::time::Duration = std::time::Duration::from_millis(250);
+    /// How often a subscriber of a job computing elsewhere reads it again, besides when
+    /// the bus says a job of the event ended (so a stopped process is noticed).
+    const REREAD: std::time::Duration = std::time::Duration::from_secs(5);
+
+    /// The next message: the job when it moved on (checked against the caller first), or
+    /// None when the subscriber is gone.
+    async fn next_message(&mut self) -> Option<async_graphql::Result<CalibrationJob>> {
+        loop {
+            if let Some(job) = self.next.take() {
+                if let Err(refused) = self.watch.check(&self.services).await {
+                    return Some(Err(refused));
+                }
+                let message = self.message(job);
+                self.sent = message.progress;
+                return Some(Ok(message));
+            }
+            let Some(job) = self.read_again().await else {
+                continue;
+            };
+            match job {
+                Ok(job) => self.next = Some(job),
+                Err(e) => return Some(Err(to_graphql(e, self.watch.request_id()))),
+            }
+        }
+    }
+
+    fn message(&self, job: Job) -> CalibrationJob {
+        let progress = match job.state {
+            JobState::Running => self
+                .services
+                .calibrations
+                .running(job.row.id)
+                .and_then(|r| r.progress.read()),
+            JobState::Done | JobState::Failed => None,
+        };
+        CalibrationJob { job, progress }
+    }
+
+    /// Waits until there may be something new, then reads the job: Some when it has
+    /// (its progress moved or it ended), None to keep waiting.
+    async fn read_again(&mut self) -> Option<Result<Job, AppError>> {
+        let id = self.id.clone();
+        if let Some(running) = self.services.calibrations.running(id.0) {
+            let mut ended = running.ended.clone();
+            tokio::select! {
+                _ = ended.wait_for(|e| *e) => {}
+                _ = tokio::time::sleep(Self::TICK) => {
+                    let now = running.progress.read();
+                    if now == self.sent {
+                        return None;
+                    }
+                }
+            }
+        } else {
+            let ended = async {
+                loop {
+                    match self.bus.recv().await {
+                        Ok(BusEvent::CalibrationEnded { event_id })
+                            if event_id == self.event_id =>
+                        {
+                            return;
+                        }
+                        Err(RecvError::Closed) => std::future::pending::<()>().await,
+                        _ => {}
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(Self::REREAD, ended).await;
+        }
+        let db = &self.services.db;
+        let job = match calibration_jobs::find(&db.conn, self.event_id, &id.1, db.origin()).await {
+            Ok(Some(job)) => job,
+            Ok(None) => return Some(Err(AppError::NotFound("calibration job"))),
+            Err(e) => return Some(Err(e)),
+        };
+        let moved = job.state != JobState::Running
+            || self.services.calibrations.running(job.row.id).is_some();
+        moved.then_some(Ok(job))
     }
 }
 

@@ -125,7 +125,7 @@ impl ProjectMutation {
         let bus = &ctx.services().bus;
         bus.publish(BusEvent::ProjectSubmitted {
             event_id: p.event_id,
-            project_id: p.id,
+            project: std::sync::Arc::new(p.clone()),
         });
         // A project submitted again brings its judges' assignments back.
         bus.publish(BusEvent::JudgingChanged {

@@ -5,18 +5,20 @@ use async_graphql::{Context, ID, Object};
 use serde_json::json;
 
 use super::write::{event_of, idempotent};
+use crate::domain::calibration_jobs::{self, Job, JobState};
 use crate::domain::idempotency::{self, Key};
 use crate::domain::results;
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
-use crate::graphql::object::results::{CalibrationRun, ResultPublication};
+use crate::graphql::object::results::{CalibrationJob, CalibrationRun, ResultPublication};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may call each mutation of this file, collected by [`crate::graphql::policy`].
 pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.runCalibration", Rule::SignedIn),
+    ("Mutation.startCalibration", Rule::SignedIn),
     ("Mutation.publishResults", Rule::SignedIn),
 ];
 
@@ -103,6 +105,72 @@ impl ResultsMutation {
             }
         }
         Err(ctx.err(results::inputs_kept_changing()))
+    }
+
+    /// Starts the calibration of the event's current reviews in the background
+    /// (organizers) and returns at once with the job, RUNNING: the same signed run as
+    /// `runCalibration`, for events whose calibration takes longer than a request should
+    /// wait. Follow it with the `calibrationJob` subscription (its stage and steps while it
+    /// computes, then DONE with its `run` or FAILED with its `error`) or read
+    /// `Event.calibrationJob`. One job runs per event at a time: CONFLICT while another
+    /// runs.
+    async fn start_calibration(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(
+            desc = "Seed of the run's randomness (cross-validation folds, bootstrap), at least \
+                    0; defaults to 1. The same inputs and seed give the same result."
+        )]
+        seed: Option<i32>,
+        #[graphql(
+            desc = "Bootstrap replicates behind the rank intervals, 0 to 2,000; defaults to 200."
+        )]
+        bootstrap: Option<i32>,
+        #[graphql(
+            desc = "Retry key (1-200 characters, per caller): a retry with the same key and \
+                    input returns the first job without starting another; the same key with \
+                    another request is a CONFLICT."
+        )]
+        idempotency_key: Option<String>,
+    ) -> async_graphql::Result<CalibrationJob> {
+        let actor = ctx.actor()?;
+        let key = Key::new(
+            idempotency_key,
+            "startCalibration",
+            &json!({ "event": event, "seed": seed, "bootstrap": bootstrap }),
+        )
+        .gql(ctx)?;
+        let e = event_of(ctx, &event).await?;
+        let services = ctx.services();
+        let origin = services.db.origin().to_owned();
+        let mut fresh = false;
+        let row = idempotent(ctx, &actor, key, async |txn| {
+            fresh = true;
+            calibration_jobs::start(txn, &actor, &e, seed.map(i64::from), bootstrap, &origin).await
+        })
+        .await?;
+        if fresh {
+            services.calibrations.spawn(
+                services.db.clone(),
+                services.signer.clone(),
+                services.bus.clone(),
+                row.clone(),
+                e,
+            );
+            let job = Job {
+                row,
+                state: JobState::Running,
+                error: None,
+            };
+            return Ok(CalibrationJob::of(ctx, job));
+        }
+        // A replay: the job as it stands now.
+        let job = calibration_jobs::find(&services.db.conn, row.event_id, &row.public_id, &origin)
+            .await
+            .gql(ctx)?
+            .ok_or_else(|| ctx.err(AppError::NotFound("calibration job")))?;
+        Ok(CalibrationJob::of(ctx, job))
     }
 
     /// Publishes a run as the event's next result version, provisional or final

@@ -3,7 +3,9 @@
 //! what the first request created instead of writing again.
 
 use async_graphql::Context;
-use entity::{calibration_run, event, membership, project, result_publication, track};
+use entity::{
+    calibration_job, calibration_run, event, membership, project, result_publication, track,
+};
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::domain::idempotency::{self, Key};
@@ -150,6 +152,7 @@ replayable_row!(membership, "membership");
 replayable_row!(track, "track");
 replayable_row!(project, "project");
 replayable_row!(calibration_run, "run");
+replayable_row!(calibration_job, "calibration job");
 
 /// A publication with the run it publishes.
 impl Replayable for (result_publication::Model, calibration_run::Model) {

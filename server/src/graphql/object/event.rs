@@ -18,9 +18,11 @@ use super::judging::{Assignment, AssignmentProgress, Criterion, JudgingProgress,
 use super::people::{Invitation, OutboxMessage, Registration};
 use super::project::{DuplicateSuggestion, Project};
 use super::results::{
-    CalibrationRun, Leaderboard, PublishedResults, ResultPublication, latest_publication,
+    CalibrationJob, CalibrationRun, Leaderboard, PublishedResults, ResultPublication,
+    latest_publication,
 };
 use super::user::{Membership, Role, User};
+use crate::domain::calibration_jobs;
 use crate::error::AppError;
 use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -61,6 +63,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.leaderboard", Rule::Organizer),
     ("Event.calibrationRuns", Rule::Organizer),
     ("Event.calibrationRun", Rule::Organizer),
+    ("Event.calibrationJobs", Rule::Organizer),
+    ("Event.calibrationJob", Rule::Organizer),
     ("Event.results", Rule::Public),
     ("Event.publications", Rule::Public),
     ("Event.registration", Rule::Public),
@@ -480,6 +484,34 @@ impl Event {
             .await
             .gql(ctx)?;
         Ok(row.map(CalibrationRun))
+    }
+    /// The event's latest calibration jobs (`startCalibration`), newest first, at most 20
+    /// (organizers only).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn calibration_jobs(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<CalibrationJob>> {
+        let jobs = calibration_jobs::list(&ctx.db().conn, self.0.id, ctx.db().origin())
+            .await
+            .gql(ctx)?;
+        Ok(jobs
+            .into_iter()
+            .map(|j| CalibrationJob::of(ctx, j))
+            .collect())
+    }
+    /// One calibration job of this event by id (organizers only): null when the event has
+    /// no such job.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn calibration_job(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The job's id.")] id: ID,
+    ) -> async_graphql::Result<Option<CalibrationJob>> {
+        let job = calibration_jobs::find(&ctx.db().conn, self.0.id, &id, ctx.db().origin())
+            .await
+            .gql(ctx)?;
+        Ok(job.map(|j| CalibrationJob::of(ctx, j)))
     }
     /// The latest published results: null until the organizers publish.
     #[graphql(complexity = "cost::load(child_complexity)")]

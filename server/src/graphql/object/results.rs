@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
-use async_graphql::{Context, ID, Json, Object};
+use async_graphql::{Context, Enum, ID, Json, Object};
 use chrono::{DateTime, Utc};
 use entity::{calibration_run, membership, result_publication};
 
 use super::project::Project;
 use super::user::Membership;
-use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut};
+use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut, Stage};
+use crate::domain::calibration_jobs::{Job, JobState};
 use crate::domain::results::published_at_text;
 use crate::graphql::connection::{Page, page_of_list};
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -79,6 +80,17 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PublishedResults.connected", Rule::Public),
     ("PublishedResults.ranking", Rule::Public),
     ("PublishedResults.rankingPage", Rule::Public),
+    ("CalibrationJob.id", Rule::Organizer),
+    ("CalibrationJob.state", Rule::Organizer),
+    ("CalibrationJob.stage", Rule::Organizer),
+    ("CalibrationJob.stepsDone", Rule::Organizer),
+    ("CalibrationJob.steps", Rule::Organizer),
+    ("CalibrationJob.seed", Rule::Organizer),
+    ("CalibrationJob.bootstrap", Rule::Organizer),
+    ("CalibrationJob.startedAt", Rule::Organizer),
+    ("CalibrationJob.finishedAt", Rule::Organizer),
+    ("CalibrationJob.error", Rule::Organizer),
+    ("CalibrationJob.run", Rule::Organizer),
     ("SigningKey.algorithm", Rule::Public),
     ("SigningKey.publicKeyPem", Rule::Public),
     ("SigningKey.fingerprint", Rule::Public),
@@ -566,4 +578,119 @@ pub async fn latest_publication(
         .await
         .gql(ctx)?;
     Ok(run.map(|run| ResultPublication { row, run }))
+}
+
+/// A calibration computing in the background (`startCalibration`), and how it ended.
+pub struct CalibrationJob {
+    pub job: Job,
+    /// How far it has come, when this server process computes it.
+    pub progress: Option<(Stage, u32, u32)>,
+}
+
+impl CalibrationJob {
+    /// `job` with its progress, read from this process's running jobs.
+    pub fn of(ctx: &Context<'_>, job: Job) -> CalibrationJob {
+        let progress = match job.state {
+            JobState::Running => ctx
+                .services()
+                .calibrations
+                .running(job.row.id)
+                .and_then(|r| r.progress.read()),
+            JobState::Done | JobState::Failed => None,
+        };
+        CalibrationJob { job, progress }
+    }
+}
+
+/// How a calibration job stands.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "JobState")]
+pub enum CalibrationJobState {
+    /// Computing.
+    Running,
+    /// Its run is stored (`run`).
+    Done,
+    /// It ended without a run (`error` says why).
+    Failed,
+}
+
+/// The stages of a calibration, in the order they run.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(remote = "Stage")]
+pub enum CalibrationStage {
+    /// Reading the event's reviews and pinning them as the run's inputs.
+    Reading,
+    /// Reweighting passes while the judges' noise settles.
+    Weighting,
+    /// One fit per cross-validation fold, each at every ridge strength of the grid.
+    CrossValidating,
+    /// The passes at the chosen ridge strength.
+    Fitting,
+    /// The bootstrap replicates behind the rank intervals (drawn, then ranked).
+    Bootstrapping,
+    /// Checking that the inputs did not change meanwhile, then signing and storing the run
+    /// (when they changed, it goes back to `READING`).
+    Storing,
+}
+
+/// A calibration computing in the background (`startCalibration`), and how it ended
+/// (organizers only).
+#[Object(guard = "FieldGuard::new(\"CalibrationJob\", Scope::event(self.job.row.event_id))")]
+impl CalibrationJob {
+    /// The job's id, for `Event.calibrationJob` and the `calibrationJob` subscription.
+    async fn id(&self) -> ID {
+        ID(self.job.row.public_id.clone())
+    }
+    /// Whether it computes, stored its run, or failed.
+    async fn state(&self) -> CalibrationJobState {
+        self.job.state.into()
+    }
+    /// The stage it is in; null before the first, once it ended, and when another server
+    /// process computes it.
+    async fn stage(&self) -> Option<CalibrationStage> {
+        self.progress.map(|(s, _, _)| s.into())
+    }
+    /// Steps of `stage` done so far.
+    async fn steps_done(&self) -> Option<i32> {
+        self.progress.map(|(_, d, _)| d as i32)
+    }
+    /// Steps `stage` takes in all.
+    async fn steps(&self) -> Option<i32> {
+        self.progress.map(|(_, _, t)| t as i32)
+    }
+    /// Seed of the run's randomness, as asked for (default 1).
+    async fn seed(&self) -> i64 {
+        self.job.row.seed
+    }
+    /// Bootstrap replicates, as asked for (default 200).
+    async fn bootstrap(&self) -> i32 {
+        self.job.row.bootstrap
+    }
+    /// When `startCalibration` started it.
+    async fn started_at(&self) -> DateTime<Utc> {
+        self.job.row.created_at
+    }
+    /// When it stored its run or failed; null while it runs (and for a job whose process
+    /// stopped, which never finished).
+    async fn finished_at(&self) -> Option<DateTime<Utc>> {
+        self.job.row.finished_at
+    }
+    /// Why it failed: the inputs kept changing, the organizer who started it lost the
+    /// role, or the server process computing it stopped.
+    async fn error(&self) -> Option<&str> {
+        self.job.error.as_deref()
+    }
+    /// The run it stored, once done.
+    async fn run(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<CalibrationRun>> {
+        let Some(id) = self.job.row.run_id else {
+            return Ok(None);
+        };
+        let row = ctx
+            .services()
+            .parsed_runs
+            .row(&ctx.db().conn, id)
+            .await
+            .gql(ctx)?;
+        Ok(row.map(|r| CalibrationRun(r.as_ref().clone())))
+    }
 }

@@ -345,16 +345,56 @@ const Runs = graphql(`
 
 type RunSummary = NonNullable<ResultOf<typeof Runs>['event']>['calibrationRuns'][number];
 
-const RunCalibration = graphql(`
-  mutation OrgRunCalibration($event: String!, $seed: Int, $bootstrap: Int, $key: String) {
-    runCalibration(event: $event, seed: $seed, bootstrap: $bootstrap, idempotencyKey: $key) {
+// A calibration runs in the background: starting it answers at once, and the job's
+// subscription reports its stages until it stored the run (or failed).
+const StartCalibration = graphql(`
+  mutation OrgStartCalibration($event: String!, $seed: Int, $bootstrap: Int, $key: String) {
+    startCalibration(event: $event, seed: $seed, bootstrap: $bootstrap, idempotencyKey: $key) {
       id
-      diagnostics
-      projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews excluded }
-      judges { flag offset noise scale reviews judge { id email user { id displayName } } }
+      state
     }
   }
 `);
+
+const FollowJob = graphql(`
+  subscription OrgCalibrationJob($event: String!, $job: ID!) {
+    calibrationJob(event: $event, job: $job) {
+      id
+      state
+      stage
+      stepsDone
+      steps
+      error
+      run { id }
+    }
+  }
+`);
+
+type JobMessage = ResultOf<typeof FollowJob>['calibrationJob'];
+
+const STAGES: Record<NonNullable<JobMessage['stage']>, string> = {
+  READING: 'Reading the reviews',
+  WEIGHTING: "Weighing each judge's noise",
+  CROSS_VALIDATING: 'Cross-validating',
+  FITTING: 'Fitting',
+  BOOTSTRAPPING: 'Bootstrapping the rank intervals',
+  STORING: 'Signing and storing the run',
+};
+
+function JobProgress({ job }: { job: JobMessage | { id: string; stage?: null } }) {
+  const m = 'steps' in job ? job : null;
+  const label = job.stage ? STAGES[job.stage] : 'Starting';
+  return (
+    <div class="job-progress" role="status" aria-live="polite">
+      <p>
+        Computing in the background: {label}
+        {m?.steps ? ` (${(m.stepsDone ?? 0).toLocaleString()} of ${m.steps.toLocaleString()})` : ''}…
+      </p>
+      {m?.steps ? <progress max={m.steps} value={m.stepsDone ?? 0} /> : <progress />}
+      <p class="muted hint">You can leave this page: the run is stored when it is done, and appears under Runs.</p>
+    </div>
+  );
+}
 
 const PublishResults = graphql(`
   mutation OrgPublish($event: String!, $run: ID!, $final: Boolean, $key: String) {
@@ -392,7 +432,7 @@ async function readRun(slug: string, runId: string): Promise<RunDetail> {
   return detail;
 }
 
-type FullRun = ResultOf<typeof RunCalibration>['runCalibration'];
+type FullRun = NonNullable<NonNullable<ResultOf<typeof RunDetailQuery>['event']>['calibrationRun']>;
 
 function fullRunDetail(slug: string, r: FullRun): RunDetail {
   const rows = boardRows(slug, r);
@@ -494,7 +534,9 @@ export function CalibrationPage({ slug }: { slug: string }) {
   const [bootstrap, setBootstrap] = useState('');
   const [formError, setFormError] = useState('');
   const [notice, setNotice] = useState<ComponentChildren>();
-  const run = useMutation(RunCalibration);
+  const start = useMutation(StartCalibration);
+  const [job, setJob] = useState<JobMessage | { id: string; stage?: null }>();
+  const [jobError, setJobError] = useState<ApiError>();
   const detailRef = useRef<HTMLHeadingElement>(null);
 
   const ev = q.data?.event;
@@ -512,6 +554,27 @@ export function CalibrationPage({ slug }: { slug: string }) {
     history.replaceState(null, '', u.pathname + u.search);
     if (focus) setTimeout(() => detailRef.current?.focus(), 0);
   };
+
+  useSubscription(
+    FollowJob,
+    { event: slug, job: job?.id ?? '' },
+    async (d) => {
+      const j = d.calibrationJob;
+      if (j.state === 'RUNNING') {
+        setJob(j);
+        return;
+      }
+      setJob(undefined);
+      if (j.state === 'FAILED' || !j.run) {
+        setJobError(new ApiError(`The calibration failed: ${j.error ?? 'no reason was given'}`, 'FAILED'));
+        return;
+      }
+      await q.refetch();
+      pick(j.run.id);
+      setNotice('The run is computed and stored, signed.');
+    },
+    { skip: !job, onError: (e) => setJobError(e) },
+  );
 
   const int = (s: string) => (s.trim() === '' ? null : /^\d+$/.test(s.trim()) ? Number(s.trim()) : NaN);
 
@@ -539,13 +602,9 @@ export function CalibrationPage({ slug }: { slug: string }) {
                   return;
                 }
                 setFormError('');
-                const r = await run.run({ event: slug, seed: s, bootstrap: b, key: retryKey() });
-                if (r) {
-                  runCache.set(r.runCalibration.id, fullRunDetail(slug, r.runCalibration));
-                  await q.refetch();
-                  pick(r.runCalibration.id);
-                  setNotice('The run is computed and stored, signed.');
-                }
+                setJobError(undefined);
+                const r = await start.run({ event: slug, seed: s, bootstrap: b, key: retryKey() });
+                if (r) setJob({ id: r.startCalibration.id });
               }}
             >
               <div class="row">
@@ -557,11 +616,12 @@ export function CalibrationPage({ slug }: { slug: string }) {
                   {formError}
                 </p>
               )}
-              <ErrorNote error={run.error} />
-              <button type="submit" disabled={run.loading}>
-                {run.loading ? 'Computing…' : 'Run calibration'}
+              <ErrorNote error={start.error ?? jobError} />
+              <button type="submit" disabled={start.loading || !!job}>
+                {start.loading || job ? 'Computing…' : 'Run calibration'}
               </button>
             </form>
+            {job && <JobProgress job={job} />}
             <Notice>{notice}</Notice>
           </section>
 

@@ -1,0 +1,129 @@
+//! The calibration jobs this process computes (`startCalibration`): each runs as its own
+//! task, off the request that started it, and records how far it has come where the
+//! `calibrationJob` subscription reads it. A job's end is committed with its run (or its
+//! reason) and announced on the bus, so subscribers in every process hear of it (other
+//! processes through the relay).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use entity::{calibration_job, event};
+use tokio::sync::watch;
+
+use super::bus::{Bus, BusEvent};
+use crate::calibrate::{Progress, Stage};
+use crate::crypto::signing::Signer25519;
+use crate::db::Db;
+use crate::domain::calibration_jobs;
+use crate::domain::results;
+use crate::error::{AppError, AppResult};
+
+/// A job running here: how far it has come, and a flag set when it has ended.
+pub struct Running {
+    pub progress: Arc<Progress>,
+    pub ended: watch::Receiver<bool>,
+}
+
+/// The jobs running in this process, by row id.
+#[derive(Default)]
+pub struct Calibrations {
+    running: Mutex<HashMap<i64, Arc<Running>>>,
+}
+
+impl Calibrations {
+    /// The job with row id `id`, if this process is computing it.
+    pub fn running(&self, id: i64) -> Option<Arc<Running>> {
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned()
+    }
+
+    /// Computes `job` (just committed, running) in a task of its own.
+    pub fn spawn(
+        self: &Arc<Self>,
+        db: Db,
+        signer: Arc<Signer25519>,
+        bus: Bus,
+        job: calibration_job::Model,
+        e: event::Model,
+    ) {
+        let progress = Arc::new(Progress::default());
+        let (ended_tx, ended) = watch::channel(false);
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                job.id,
+                Arc::new(Running {
+                    progress: progress.clone(),
+                    ended,
+                }),
+            );
+        let jobs = self.clone();
+        tokio::spawn(async move {
+            let outcome = compute(&db, &signer, &job, &e, progress).await;
+            if let Err(err) = outcome {
+                let reason = reason(&err, &job.public_id);
+                let closed = async {
+                    let txn = db.write().await?;
+                    calibration_jobs::fail(&txn, &job, &e, &reason).await?;
+                    txn.commit().await?;
+                    AppResult::Ok(())
+                }
+                .await;
+                if let Err(e) = closed {
+                    // The row stays running; once this process is gone it reads as
+                    // abandoned, and a new job of the event replaces it.
+                    tracing::error!(job = %job.public_id, error = %e, "could not close a failed calibration job");
+                }
+            }
+            jobs.running
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&job.id);
+            let _ = ended_tx.send(true);
+            bus.publish(BusEvent::CalibrationEnded { event_id: e.id });
+        });
+    }
+}
+
+/// Plans, computes and stores the job's run, as `runCalibration` does: computing again on
+/// the new inputs when they changed meanwhile, up to [`results::RUN_ATTEMPTS`] times.
+async fn compute(
+    db: &Db,
+    signer: &Signer25519,
+    job: &calibration_job::Model,
+    e: &event::Model,
+    progress: Arc<Progress>,
+) -> AppResult<()> {
+    for _ in 0..results::RUN_ATTEMPTS {
+        progress.step(Stage::Reading, 0, 1);
+        let snapshot = db.read().await?;
+        let plan = calibration_jobs::plan(&snapshot, job, e).await?;
+        snapshot.rollback().await?;
+        let computed = results::compute_observed(plan, progress.clone()).await?;
+        progress.step(Stage::Storing, 0, 1);
+        let txn = db.write().await?;
+        if calibration_jobs::finish(&txn, job, e, signer, &computed)
+            .await?
+            .is_some()
+        {
+            txn.commit().await?;
+            return Ok(());
+        }
+    }
+    Err(results::inputs_kept_changing())
+}
+
+/// Why the job failed, in words for the organizers: a refusal as it is, an internal error
+/// only as a pointer to the log (where the detail goes).
+fn reason(err: &AppError, job: &str) -> String {
+    if err.code() == "INTERNAL" {
+        tracing::error!(job, error = %err, "calibration job failed");
+        format!("internal error (job {job}); the server's log has the detail")
+    } else {
+        err.to_string()
+    }
+}

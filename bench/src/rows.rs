@@ -173,6 +173,29 @@ impl Bench<'_> {
                 self.gallery_64 = r;
             }
         }
+        // Anonymous answers are shared while nothing is committed; a signed-in request
+        // executes every time: the cost of the page itself.
+        let admin = self.admin.clone();
+        let o = self
+            .run_load(64, load::fixed(GALLERY_QUERY, vars.clone(), Some(&admin)))
+            .await;
+        let ceiling = self.ceiling.get(&64).copied();
+        if self
+            .rate_line(
+                ROW,
+                "the same, signed in (executes every request), 64 conn",
+                &o,
+                ceiling,
+            )
+            .is_some()
+        {
+            self.report.value(
+                ROW,
+                self.backend,
+                "server CPU per page, signed in, 64 conn",
+                format!("{:.2} ms", o.cpu_ms_per_request()),
+            );
+        }
     }
 
     /// Row 3: the same page from PostGraphile 4 on this database's tables.

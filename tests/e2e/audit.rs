@@ -1194,6 +1194,43 @@ async fn judging_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
         )
         .await;
 
+    // A calibration job: starting it appends one entry (`calibration.started`); the run it
+    // stores later appends one more, in the job's own transaction.
+    let start =
+        "mutation($event: String!) { startCalibration(event: $event, bootstrap: 10) { id } }";
+    steps
+        .step(
+            Refused,
+            "startCalibration (not an organizer)",
+            participant,
+            start,
+            json!({ "event": event }),
+        )
+        .await;
+    let before = app.audit_head().await;
+    let r = app.gql_opt(admin, start, json!({ "event": event })).await;
+    let job = str_at(&r, "/data/startCalibration/id");
+    let state =
+        "query($e: String!, $j: ID!) { event(slug: $e) { calibrationJob(id: $j) { state } } }";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let s = app.ok(admin, state, json!({ "e": event, "j": job })).await;
+        if s["event"]["calibrationJob"]["state"] == "DONE" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the job did not end: {s}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        app.audit_head().await,
+        before + 2,
+        "startCalibration and its run"
+    );
+    steps.succeeded.insert("startCalibration".to_string());
+
     // The calibration run, its publication, exports.
     let run_vars = json!({ "event": event, "seed": 1, "bootstrap": 10 });
     let r = steps

@@ -17,6 +17,7 @@ e2e! {
         "--request-timeout", "300", "--max-body", "4194304"
     ],
     leaderboard_subscribers_share_one_computation_per_burst,
+    anonymous_answers_are_shared_until_a_write_commits,
 }
 
 const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }";
@@ -516,5 +517,67 @@ async fn leaderboard_subscribers_share_one_computation_per_burst(app: App) {
     assert_eq!(
         received[0], received[1],
         "both subscribers receive the same computations"
+    );
+}
+
+/// The header on an answer given from the answers anonymous requests share.
+const SHARED: &str = "x-verdict-shared";
+
+async fn anonymous_answers_are_shared_until_a_write_commits(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    app.ok(Some(&admin), IMPORT, json!({ "f": judged_fixture(&tag) }))
+        .await;
+    let slug = format!("csv-{tag}");
+    let gallery = "query($e: String!) { event(slug: $e) { projects(first: 50) { edges { node { id title } } } } }";
+    let vars = json!({ "e": slug });
+
+    // The second of two identical anonymous requests is answered from the first (unless a
+    // second boundary fell between them: then the next pair).
+    let mut shared = None;
+    for _ in 0..5 {
+        let first = app.gql_resp(None, gallery, vars.clone()).await;
+        let second = app.gql_resp(None, gallery, vars.clone()).await;
+        if second.header(SHARED).is_some() {
+            shared = Some((first, second));
+            break;
+        }
+    }
+    let (first, second) = shared.expect("an anonymous answer was never shared");
+    assert_eq!(first.json(), second.json());
+    let ids: Vec<String> = first.json()["data"]["event"]["projects"]["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .map(|e| e["node"]["id"].as_str().expect("id").to_string())
+        .collect();
+    assert!(!ids.is_empty(), "{}", first.json());
+
+    // Signed-in requests always execute: their answers are their own.
+    for _ in 0..2 {
+        let mine = app.gql_resp(Some(&admin), gallery, vars.clone()).await;
+        assert_eq!(mine.header(SHARED), None);
+    }
+    // Answers with errors are not kept.
+    let refused = "query($e: String!) { event(slug: $e) { auditLog(first: 1) { totalCount } } }";
+    for _ in 0..2 {
+        let r = app.gql_resp(None, refused, vars.clone()).await;
+        assert!(r.json()["errors"].is_array(), "{}", r.json());
+        assert_eq!(r.header(SHARED), None);
+    }
+
+    // A committed write is seen by the very next anonymous request.
+    app.ok(
+        Some(&admin),
+        op("HideProject"),
+        json!({ "id": ids[0], "reason": "spam" }),
+    )
+    .await;
+    let after = app.gql_resp(None, gallery, vars.clone()).await;
+    assert_eq!(after.header(SHARED), None);
+    let listed = after.json()["data"]["event"]["projects"]["edges"].to_string();
+    assert!(
+        !listed.contains(&ids[0]),
+        "the hidden project is gone at once: {listed}"
     );
 }

@@ -120,6 +120,19 @@ pub async fn lock_head<C: ConnectionTrait>(txn: &C) -> AppResult<()> {
     Ok(())
 }
 
+/// The seq of the chain's head: every committed write has advanced it, so an unchanged
+/// seq means nothing was written since (the relay's starting point, and the key of the
+/// answers `http::graphql` shares between anonymous requests).
+pub async fn head_seq<C: ConnectionTrait>(db: &C) -> AppResult<i64> {
+    let seq: Option<i64> = audit_head::Entity::find_by_id(1)
+        .select_only()
+        .column(audit_head::Column::Seq)
+        .into_tuple()
+        .one(db)
+        .await?;
+    Ok(seq.unwrap_or(0))
+}
+
 /// Appends `entry` to the chain inside `txn` and returns its seq.
 pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64> {
     let head = audit_head::Entity::find_by_id(1)

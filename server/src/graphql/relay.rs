@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use entity::{audit_event, audit_head, event, result_publication};
+use entity::{audit_event, event, result_publication};
 use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde::Deserialize;
@@ -59,7 +59,7 @@ struct Announced {
 /// entry appended after it has read where the audit log stands.
 pub async fn run(db: Db, url: String, bus: Bus) {
     let start = loop {
-        match head(&db).await {
+        match crate::audit::head_seq(&db.conn).await {
             Ok(seq) => break seq,
             Err(e) => tracing::warn!("the audit relay cannot read the audit head yet: {e}"),
         }
@@ -237,15 +237,4 @@ impl Relay {
         }
         Ok(id)
     }
-}
-
-/// The audit head's `seq`: where a relay that has relayed nothing yet starts.
-async fn head(db: &Db) -> AppResult<i64> {
-    let seq: Option<i64> = audit_head::Entity::find_by_id(1)
-        .select_only()
-        .column(audit_head::Column::Seq)
-        .into_tuple()
-        .one(&db.conn)
-        .await?;
-    Ok(seq.unwrap_or(0))
 }

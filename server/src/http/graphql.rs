@@ -100,6 +100,52 @@ struct Persisted {
     sha256_hash: String,
 }
 
+/// Answers to anonymous queries, shared by every anonymous request that sends the same
+/// one while nothing has been committed. Every write of every process appends to the audit
+/// log, so an answer computed when the chain's head was at seq N is the answer for any
+/// anonymous request that finds the head still at N: such a request costs one small query
+/// (the head) instead of its whole execution. The crowd at a results page or a gallery is
+/// anonymous; a signed-in request always executes, since its answer is its own. What
+/// depends only on the clock (a window opening) is at most a second old: an answer is kept
+/// for the second it was computed in.
+pub struct SharedAnswers(Memo<(String, i64, i64), Arc<Answer>>);
+
+/// The header that marks an answer given from [`SharedAnswers`].
+const SHARED: &str = "x-verdict-shared";
+
+/// An answer as sent: its status, content type and body.
+pub struct Answer {
+    status: StatusCode,
+    content_type: &'static str,
+    body: Bytes,
+}
+
+impl SharedAnswers {
+    /// Distinct (query, variables, head, second) answers kept; each is a page of JSON.
+    pub const CAPACITY: usize = 256;
+
+    /// The key of `req` in the current second, with the head it was read at.
+    fn key(req: &Request, graphql_response: bool, head: i64) -> (String, i64, i64) {
+        let mut text = String::with_capacity(req.query.len() + 64);
+        text.push_str(&req.query);
+        text.push('\0');
+        text.push_str(req.operation_name.as_deref().unwrap_or(""));
+        text.push('\0');
+        text.push_str(&serde_json::to_string(&req.variables).unwrap_or_default());
+        text.push_str(if graphql_response { "\0g" } else { "\0j" });
+        let second = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        (sha256_hex(text.as_bytes()), head, second)
+    }
+}
+
+impl Default for SharedAnswers {
+    fn default() -> Self {
+        SharedAnswers(Memo::new(Self::CAPACITY))
+    }
+}
+
 /// How an answer may be cached.
 enum Caching {
     /// Only by the client that asked (everything but the case below).
@@ -144,6 +190,32 @@ async fn execute(
         Caching::Public(tag) if rc.caller.is_none() => Caching::Public(tag),
         _ => Caching::Private,
     };
+    // An anonymous single request: answered from the shared answers when nothing was
+    // committed since one was computed for it (see [`SharedAnswers`]).
+    let mut share = None;
+    if rc.caller.is_none()
+        && let BatchRequest::Single(req) = &batch
+    {
+        // When the head cannot be read, the request executes and reports what fails.
+        if let Ok(head) = crate::audit::head_seq(&st.services.db.conn).await {
+            let key = SharedAnswers::key(req, graphql_response, head);
+            if let Some(answer) = st.shared.0.get(&key) {
+                let mut headers = HeaderMap::new();
+                headers.insert(SHARED, HeaderValue::from_static("1"));
+                return respond(
+                    answer.status,
+                    answer.content_type,
+                    headers,
+                    answer.body.clone(),
+                    caching,
+                    true,
+                );
+            }
+            if !is_mutation(&req.query) {
+                share = Some(key);
+            }
+        }
+    }
     let rc = Arc::new(rc);
     let requests: Vec<Request> = match batch {
         BatchRequest::Single(r) => vec![r],
@@ -166,13 +238,47 @@ async fn execute(
         && responses
             .first()
             .is_some_and(|r| r.data == async_graphql::Value::Null && !r.errors.is_empty());
-    let public =
-        matches!(caching, Caching::Public(_)) && responses.iter().all(|r| r.errors.is_empty());
+    let clean = responses.iter().all(|r| r.errors.is_empty()) && headers.is_empty();
     let body = if single {
         BatchResponse::Single(responses.remove(0))
     } else {
         BatchResponse::Batch(responses)
     };
+    let (status, content_type) = if graphql_response {
+        let status = if request_error {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        (status, "application/graphql-response+json; charset=utf-8")
+    } else {
+        (StatusCode::OK, "application/json")
+    };
+    let json = Bytes::from(serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec()));
+    if clean && let Some(key) = share {
+        st.shared.0.insert(
+            key,
+            Arc::new(Answer {
+                status,
+                content_type,
+                body: json.clone(),
+            }),
+        );
+    }
+    respond(status, content_type, headers, json, caching, clean)
+}
+
+/// Sends an answer with its caching headers: `clean` (no errors) anonymous GETs as public
+/// with an ETag (304 when the request's `If-None-Match` names it), everything else private.
+fn respond(
+    status: StatusCode,
+    content_type: &'static str,
+    mut headers: HeaderMap,
+    json: Bytes,
+    caching: Caching,
+    clean: bool,
+) -> Response {
+    let public = clean && matches!(caching, Caching::Public(_));
     headers.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(if public {
@@ -186,18 +292,7 @@ async fn execute(
         header::VARY,
         HeaderValue::from_static("Authorization, Cookie"),
     );
-    let (status, content_type) = if graphql_response {
-        let status = if request_error {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        };
-        (status, "application/graphql-response+json; charset=utf-8")
-    } else {
-        (StatusCode::OK, "application/json")
-    };
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    let json = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
     if public && let Caching::Public(if_none_match) = caching {
         let tag = format!("\"{}\"", &sha256_hex(&json)[..32]);
         if let Ok(value) = HeaderValue::from_str(&tag) {

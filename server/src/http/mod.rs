@@ -41,6 +41,9 @@ pub struct AppState {
     pub client: crate::web::ClientFiles,
     /// Query texts that clients name by their hash (`graphql::PersistedQueries`).
     pub persisted: Arc<graphql::PersistedQueries>,
+    /// Answers shared by anonymous requests while nothing is committed
+    /// (`graphql::SharedAnswers`).
+    pub shared: Arc<graphql::SharedAnswers>,
 }
 
 /// The server is stopping. HTTP requests in flight are finished by axum's graceful
@@ -97,6 +100,7 @@ impl AppState {
             shutdown: Shutdown::default(),
             client: crate::web::ClientFiles::default(),
             persisted: Arc::default(),
+            shared: Arc::default(),
         }
     }
 }

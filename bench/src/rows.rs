@@ -392,6 +392,20 @@ impl Bench<'_> {
                 ceiling,
             );
         }
+        // Anonymous answers are shared while nothing is committed; signed in, each request
+        // executes.
+        let admin = self.admin.clone();
+        let o = self
+            .run_load(64, load::fixed(&query, vars.clone(), Some(&admin)))
+            .await;
+        peak = peak.max(o.peak_rss_kib);
+        let ceiling = self.ceiling.get(&64).copied();
+        self.rate_line(
+            ROW,
+            "the same, signed in (executes every request), 64 conn",
+            &o,
+            ceiling,
+        );
         tokio::time::sleep(Duration::from_secs(10)).await;
         let after = self.server.proc.rss_kib();
         self.report.value(

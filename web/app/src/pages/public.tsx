@@ -543,13 +543,36 @@ export function ProjectPage({ slug, id }: { slug: string; id: string }) {
 
 // ---- results -------------------------------------------------------------------------
 
+// The ranking comes a page at a time (a large event ranks thousands of projects): the
+// first page with the rest of the results, then more on request.
+const RANKING_PAGE = 100;
+
 const ResultsQuery = graphql(`
   query PublicResults($slug: String!) {
     event(slug: $slug) {
       id slug name timeZone
       results {
         final version publishedAt connected runId
-        ranking { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title } }
+        rankingPage(first: 100) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
+          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title } } }
+        }
+      }
+    }
+  }
+`);
+
+const RankingMore = graphql(`
+  query PublicRankingMore($slug: String!, $after: String!) {
+    event(slug: $slug) {
+      id
+      results {
+        version
+        rankingPage(first: 100, after: $after) {
+          pageInfo { hasNextPage endCursor }
+          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title } } }
+        }
       }
     }
   }
@@ -561,7 +584,10 @@ const ResultsLive = graphql(`
   }
 `);
 
-type Ranked = NonNullable<NonNullable<ResultOf<typeof ResultsQuery>['event']>['results']>['ranking'][number];
+type Ranked = NonNullable<NonNullable<ResultOf<typeof ResultsQuery>['event']>['results']>['rankingPage']['edges'][number]['node'];
+
+/** The pages read after the first one, for one published version. */
+type MorePages = { version: number; rows: Ranked[]; after: string | null; hasNext: boolean };
 
 const titleOf = (r: Ranked) => r.project?.title ?? `${r.projectExternalId} (no longer public)`;
 const interval = (r: Ranked) => (r.rankLow == null ? '—' : r.rankLow === r.rankHigh ? `${r.rankLow}` : `${r.rankLow}–${r.rankHigh}`);
@@ -569,6 +595,9 @@ const interval = (r: Ranked) => (r.rankLow == null ? '—' : r.rankLow === r.ran
 export function ResultsPage({ slug }: { slug: string }) {
   const q = useQuery(ResultsQuery, { slug });
   const [fresh, setFresh] = useState<number>();
+  const [more, setMore] = useState<MorePages>();
+  const [moreError, setMoreError] = useState<ApiError>();
+  const [loadingMore, setLoadingMore] = useState(false);
   useSubscription(
     ResultsLive,
     { slug },
@@ -589,9 +618,39 @@ export function ResultsPage({ slug }: { slug: string }) {
         <p>The results are not published yet. This page updates by itself when the organizers publish them.</p>
       </Page>
     );
-  const ranked = r.ranking.filter((x) => x.rank != null);
+  const page = r.rankingPage;
+  const extra = more?.version === r.version ? more : undefined;
+  const ranking = [...page.edges.map((x) => x.node), ...(extra?.rows ?? [])];
+  const hasNext = extra ? extra.hasNext : page.pageInfo.hasNextPage;
+  const cursor = extra ? extra.after : page.pageInfo.endCursor;
+  const loadMore = async () => {
+    if (!cursor) return;
+    setLoadingMore(true);
+    setMoreError(undefined);
+    try {
+      const d = await request(RankingMore, { slug, after: cursor });
+      const next = d.event?.results;
+      if (!next || next.version !== r.version) {
+        // A newer version was published meanwhile: start again from its first page.
+        void q.refetch();
+        return;
+      }
+      setMore({
+        version: r.version,
+        rows: [...(extra?.rows ?? []), ...next.rankingPage.edges.map((x) => x.node)],
+        after: next.rankingPage.pageInfo.endCursor,
+        hasNext: next.rankingPage.pageInfo.hasNextPage,
+      });
+    } catch (err) {
+      setMoreError(err instanceof ApiError ? err : new ApiError(String(err), 'NETWORK'));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+  const ranked = ranking.filter((x) => x.rank != null);
   const podium = ranked.filter((x) => x.rank! <= 3);
-  const rows: ForestRow[] = r.ranking.map((x) => ({
+  const shown = ranking.length < page.totalCount ? ` (the first ${ranking.length} of ${page.totalCount})` : '';
+  const rows: ForestRow[] = ranking.map((x) => ({
     label: titleOf(x),
     href: x.project ? projectPath(e.slug, x.project.id) : undefined,
     rank: x.rank,
@@ -641,7 +700,7 @@ export function ResultsPage({ slug }: { slug: string }) {
         Judges differ in severity and each project is seen by only a few of them, so the scores are calibrated before ranking. Each line shows where a project could
         plausibly place: where lines overlap, the order is close to a coin toss.
       </p>
-      <ForestPlot rows={rows} caption={`Calibrated ranks of ${ranked.length} projects with 90% rank intervals; the table below gives the same numbers.`} />
+      <ForestPlot rows={rows} caption={`Calibrated ranks of ${ranked.length} projects${shown} with 90% rank intervals; the table below gives the same numbers.`} />
       <div class="ranking-table">
         <Table caption="The ranking">
           <thead>
@@ -666,7 +725,7 @@ export function ResultsPage({ slug }: { slug: string }) {
             </tr>
           </thead>
           <tbody>
-            {r.ranking.map((x) => (
+            {ranking.map((x) => (
               <tr>
                 <td class="num">{x.rank ?? '—'}</td>
                 <th scope="row">
@@ -683,6 +742,14 @@ export function ResultsPage({ slug }: { slug: string }) {
           </tbody>
         </Table>
       </div>
+      <ErrorNote error={moreError} />
+      {hasNext && (
+        <p>
+          <button type="button" class="secondary" onClick={loadMore} disabled={loadingMore}>
+            {loadingMore ? 'Loading…' : `Show the next ${Math.min(RANKING_PAGE, page.totalCount - ranking.length)} of ${page.totalCount - ranking.length} more`}
+          </button>
+        </p>
+      )}
     </Page>
   );
 }

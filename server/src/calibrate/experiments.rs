@@ -215,7 +215,7 @@ fn variants() {
                             bad_judges += 1;
                             hit_flags += usize::from(flag == FLAG_DISCORDANT);
                         }
-                        JudgeKind::Constant => {}
+                        JudgeKind::Constant | JudgeKind::Random => {}
                     }
                 }
                 if *name == "plain" {

@@ -44,6 +44,8 @@ pub struct SynthParams {
     pub discordant: usize,
     /// Number of judges giving the same score to everything.
     pub constant: usize,
+    /// Number of judges scoring at random (uniform on the scale, blind to quality).
+    pub random: usize,
 }
 
 impl SynthParams {
@@ -60,6 +62,7 @@ impl SynthParams {
             scale_sd: 0.15,
             discordant: 0,
             constant: 0,
+            random: 0,
         }
     }
 }
@@ -69,6 +72,7 @@ pub enum JudgeKind {
     Normal,
     Discordant,
     Constant,
+    Random,
 }
 
 /// A generated panel and its truth. Vectors are indexed like
@@ -115,6 +119,8 @@ impl Panel {
                 kind[j] = JudgeKind::Discordant;
             } else if t < sp.discordant + sp.constant {
                 kind[j] = JudgeKind::Constant;
+            } else if t < sp.discordant + sp.constant + sp.random {
+                kind[j] = JudgeKind::Random;
             }
         }
 
@@ -145,6 +151,8 @@ impl Panel {
                     JudgeKind::Normal => QUALITY_MEAN + scale[j] * (q - QUALITY_MEAN) + severity[j],
                     JudgeKind::Discordant => QUALITY_MEAN - (q - QUALITY_MEAN) + severity[j],
                     JudgeKind::Constant => 0.75,
+                    // Draws only for random judges: panels without them are unchanged.
+                    JudgeKind::Random => rng.unit(),
                 };
                 let mut total = 0.0;
                 for _ in 0..CRITERIA {

@@ -157,6 +157,7 @@ fn constant_and_discordant_judges_are_flagged() {
                     assert!(out.scale.is_some_and(|s| s < 0.0), "{out:?}");
                 }
                 JudgeKind::Normal => false_discordant += usize::from(out.flag == FLAG_DISCORDANT),
+                JudgeKind::Random => unreachable!("no random judges in this panel"),
             }
         }
     }

@@ -327,51 +327,55 @@ impl Loader<EventId> for EventRosters {
     }
 }
 
-/// The loaders of one request (their caches live as long as the request).
-pub struct Loaders {
-    pub events: DataLoader<EventById>,
-    pub tracks: DataLoader<TrackById>,
-    pub teams: DataLoader<TeamById>,
-    pub users: DataLoader<UserById>,
-    pub projects: DataLoader<ProjectById>,
-    pub memberships: DataLoader<MembershipById>,
-    pub team_members: DataLoader<TeamMembers>,
-    pub team_projects: DataLoader<TeamProjects>,
-    pub user_events: DataLoader<UserEvents>,
-    pub reviews_by_assignment: DataLoader<ReviewByAssignment>,
-    pub event_tracks: DataLoader<EventTracks>,
-    pub project_reviews: DataLoader<ProjectReviews>,
-    pub latest_publication: DataLoader<LatestPublication>,
-    pub rosters: DataLoader<EventRosters>,
-    pub projects_by_external_id: DataLoader<ProjectByExternalId>,
-}
-
-fn batched<T: Send + Sync + 'static>(l: T, window: std::time::Duration) -> DataLoader<T> {
-    DataLoader::new(l, tokio::spawn).delay(window)
-}
-
-impl Loaders {
-    /// Fresh loaders for one request; `window` is how long each waits for sibling fields
-    /// to join a batch (`--loader-batch-ms`).
-    pub fn new(db: &Db, window: std::time::Duration) -> Loaders {
-        Loaders {
-            events: batched(EventById(db.clone()), window),
-            tracks: batched(TrackById(db.clone()), window),
-            teams: batched(TeamById(db.clone()), window),
-            users: batched(UserById(db.clone()), window),
-            projects: batched(ProjectById(db.clone()), window),
-            memberships: batched(MembershipById(db.clone()), window),
-            team_members: batched(TeamMembers(db.clone()), window),
-            team_projects: batched(TeamProjects(db.clone()), window),
-            user_events: batched(UserEvents(db.clone()), window),
-            reviews_by_assignment: batched(ReviewByAssignment(db.clone()), window),
-            event_tracks: batched(EventTracks(db.clone()), window),
-            project_reviews: batched(ProjectReviews(db.clone()), window),
-            latest_publication: batched(LatestPublication(db.clone()), window),
-            rosters: batched(EventRosters(db.clone()), window),
-            projects_by_external_id: batched(ProjectByExternalId(db.clone()), window),
+/// The loaders of one request (their caches live as long as the request), one per kind of
+/// key, each made on first use: most requests (and every idle websocket, which keeps its
+/// connection's data) use a few of them or none.
+macro_rules! loaders {
+    ($($name:ident: $loader:ident),* $(,)?) => {
+        pub struct Loaders {
+            db: Db,
+            window: std::time::Duration,
+            $($name: std::sync::OnceLock<DataLoader<$loader>>,)*
         }
-    }
+
+        impl Loaders {
+            /// Loaders for one request (or one websocket connection); `window` is how long
+            /// each waits for sibling fields to join a batch (`--loader-batch-ms`).
+            pub fn new(db: &Db, window: std::time::Duration) -> Loaders {
+                Loaders {
+                    db: db.clone(),
+                    window,
+                    $($name: std::sync::OnceLock::new(),)*
+                }
+            }
+
+            $(
+                pub fn $name(&self) -> &DataLoader<$loader> {
+                    self.$name.get_or_init(|| {
+                        DataLoader::new($loader(self.db.clone()), tokio::spawn).delay(self.window)
+                    })
+                }
+            )*
+        }
+    };
+}
+
+loaders! {
+    events: EventById,
+    tracks: TrackById,
+    teams: TeamById,
+    users: UserById,
+    projects: ProjectById,
+    memberships: MembershipById,
+    team_members: TeamMembers,
+    team_projects: TeamProjects,
+    user_events: UserEvents,
+    reviews_by_assignment: ReviewByAssignment,
+    event_tracks: EventTracks,
+    project_reviews: ProjectReviews,
+    latest_publication: LatestPublication,
+    rosters: EventRosters,
+    projects_by_external_id: ProjectByExternalId,
 }
 
 /// Access to the request's loaders.

@@ -150,7 +150,7 @@ impl Event {
     /// The event's tracks.
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
-        let rows = maybe(ctx, &ctx.loaders().event_tracks, EventId(self.0.id)).await?;
+        let rows = maybe(ctx, ctx.loaders().event_tracks(), EventId(self.0.id)).await?;
         Ok(rows.unwrap_or_default().into_iter().map(Track).collect())
     }
     /// The event's teams.
@@ -200,7 +200,7 @@ impl Event {
         let Some(id) = access.team_in(self.0.id) else {
             return Ok(None);
         };
-        let t = maybe(ctx, &ctx.loaders().teams, TeamId(id)).await?;
+        let t = maybe(ctx, ctx.loaders().teams(), TeamId(id)).await?;
         Ok(t.map(Team))
     }
     /// The caller's roles in this event.
@@ -603,7 +603,7 @@ impl Team {
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
         crate::graphql::loaders::one(
             ctx,
-            &ctx.loaders().events,
+            ctx.loaders().events(),
             EventId(self.0.event_id),
             "event",
         )
@@ -613,14 +613,14 @@ impl Team {
     /// The people on the team (members of the event can see them).
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn members(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<User>> {
-        let users = maybe(ctx, &ctx.loaders().team_members, TeamId(self.0.id)).await?;
+        let users = maybe(ctx, ctx.loaders().team_members(), TeamId(self.0.id)).await?;
         Ok(users.unwrap_or_default().into_iter().map(User).collect())
     }
     /// The team's projects: submitted ones for everyone, drafts and withdrawn ones for the
     /// team itself and the organizers.
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn projects(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Project>> {
-        let rows = maybe(ctx, &ctx.loaders().team_projects, TeamId(self.0.id)).await?;
+        let rows = maybe(ctx, ctx.loaders().team_projects(), TeamId(self.0.id)).await?;
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
         Ok(rows
             .unwrap_or_default()

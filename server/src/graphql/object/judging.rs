@@ -134,7 +134,7 @@ impl Assignment {
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
         one(
             ctx,
-            &ctx.loaders().projects,
+            ctx.loaders().projects(),
             ProjectId(self.row.project_id),
             "project",
         )
@@ -145,7 +145,7 @@ impl Assignment {
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
         one(
             ctx,
-            &ctx.loaders().memberships,
+            ctx.loaders().memberships(),
             MembershipId(self.row.judge_id),
             "judge",
         )
@@ -158,7 +158,7 @@ impl Assignment {
     async fn status(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
         let p = one(
             ctx,
-            &ctx.loaders().projects,
+            ctx.loaders().projects(),
             ProjectId(self.row.project_id),
             "project",
         )
@@ -173,7 +173,7 @@ impl Assignment {
     async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {
         let r = maybe(
             ctx,
-            &ctx.loaders().reviews_by_assignment,
+            ctx.loaders().reviews_by_assignment(),
             AssignmentId(self.row.id),
         )
         .await?;
@@ -213,7 +213,7 @@ impl Review {
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
         one(
             ctx,
-            &ctx.loaders().memberships,
+            ctx.loaders().memberships(),
             MembershipId(self.row.judge_id),
             "judge",
         )
@@ -224,7 +224,7 @@ impl Review {
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Project> {
         one(
             ctx,
-            &ctx.loaders().projects,
+            ctx.loaders().projects(),
             ProjectId(self.row.project_id),
             "project",
         )
@@ -277,7 +277,7 @@ impl Recusal {
     async fn judge(&self, ctx: &Context<'_>) -> async_graphql::Result<Membership> {
         one(
             ctx,
-            &ctx.loaders().memberships,
+            ctx.loaders().memberships(),
             MembershipId(self.0.judge_id),
             "judge",
         )
@@ -286,7 +286,7 @@ impl Recusal {
     }
     /// The team whose projects the judge does not review.
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
-        one(ctx, &ctx.loaders().teams, TeamId(self.0.team_id), "team")
+        one(ctx, ctx.loaders().teams(), TeamId(self.0.team_id), "team")
             .await
             .map(Team)
     }

@@ -89,7 +89,7 @@ impl Invitation {
         let Some(id) = self.0.team_id else {
             return Ok(None);
         };
-        Ok(maybe(ctx, &ctx.loaders().teams, TeamId(id))
+        Ok(maybe(ctx, ctx.loaders().teams(), TeamId(id))
             .await?
             .map(Team))
     }

@@ -126,7 +126,7 @@ impl Project {
     async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Track> {
         one(
             ctx,
-            &ctx.loaders().tracks,
+            ctx.loaders().tracks(),
             TrackId(self.0.track_id),
             "track",
         )
@@ -135,7 +135,7 @@ impl Project {
     }
     /// The team that makes the project.
     async fn team(&self, ctx: &Context<'_>) -> async_graphql::Result<Team> {
-        one(ctx, &ctx.loaders().teams, TeamId(self.0.team_id), "team")
+        one(ctx, ctx.loaders().teams(), TeamId(self.0.team_id), "team")
             .await
             .map(Team)
     }
@@ -143,7 +143,7 @@ impl Project {
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
         one(
             ctx,
-            &ctx.loaders().events,
+            ctx.loaders().events(),
             EventId(self.0.event_id),
             "event",
         )
@@ -174,7 +174,7 @@ impl Project {
         let Some(id) = self.0.duplicate_of else {
             return Ok(None);
         };
-        Ok(maybe(ctx, &ctx.loaders().projects, ProjectId(id))
+        Ok(maybe(ctx, ctx.loaders().projects(), ProjectId(id))
             .await?
             .map(Project))
     }
@@ -190,12 +190,12 @@ impl Project {
         if !organizer && !access.has(self.0.event_id, Role::Judge) {
             return Ok(vec![]);
         }
-        let rows = maybe(ctx, &ctx.loaders().project_reviews, ProjectId(self.0.id))
+        let rows = maybe(ctx, ctx.loaders().project_reviews(), ProjectId(self.0.id))
             .await?
             .unwrap_or_default();
         let judges = many(
             ctx,
-            &ctx.loaders().memberships,
+            ctx.loaders().memberships(),
             rows.iter().map(|r| MembershipId(r.judge_id)),
         )
         .await?;
@@ -211,16 +211,16 @@ impl Project {
     /// results are published, if the event enables it.
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn feedback(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<String>> {
-        let Some(e) = maybe(ctx, &ctx.loaders().events, EventId(self.0.event_id)).await? else {
+        let Some(e) = maybe(ctx, ctx.loaders().events(), EventId(self.0.event_id)).await? else {
             return Ok(vec![]);
         };
-        let published = maybe(ctx, &ctx.loaders().latest_publication, EventId(e.id))
+        let published = maybe(ctx, ctx.loaders().latest_publication(), EventId(e.id))
             .await?
             .is_some();
         if !(e.comments_to_teams && published) {
             return Ok(vec![]);
         }
-        let rows = maybe(ctx, &ctx.loaders().project_reviews, ProjectId(self.0.id))
+        let rows = maybe(ctx, ctx.loaders().project_reviews(), ProjectId(self.0.id))
             .await?
             .unwrap_or_default();
         let mut comments: Vec<String> = rows

@@ -99,7 +99,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
 /// The event's projects and judges by their calibration ids, loaded once per event for all
 /// the fields of a request that need them.
 async fn roster(ctx: &Context<'_>, event_id: i64) -> async_graphql::Result<Arc<Roster>> {
-    one(ctx, &ctx.loaders().rosters, EventId(event_id), "event").await
+    one(ctx, ctx.loaders().rosters(), EventId(event_id), "event").await
 }
 
 /// Every project of a result, in its order. Each entry points into the shared result, and
@@ -158,7 +158,7 @@ impl CalibratedProject {
             event: self.event_id,
             external_id: self.out().id.clone(),
         };
-        let Some(p) = maybe(ctx, &ctx.loaders().projects_by_external_id, key).await? else {
+        let Some(p) = maybe(ctx, ctx.loaders().projects_by_external_id(), key).await? else {
             return Ok(None);
         };
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
@@ -568,7 +568,7 @@ pub async fn latest_publication(
     event_id: i64,
 ) -> async_graphql::Result<Option<ResultPublication>> {
     // Through the request's loaders: loaded once per request however many fields ask.
-    let Some(row) = maybe(ctx, &ctx.loaders().latest_publication, EventId(event_id)).await? else {
+    let Some(row) = maybe(ctx, ctx.loaders().latest_publication(), EventId(event_id)).await? else {
         return Ok(None);
     };
     let run = ctx

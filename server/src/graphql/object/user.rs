@@ -82,7 +82,7 @@ impl User {
             return Ok(Some(&self.0.email));
         }
         let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
-        let events = maybe(ctx, &ctx.loaders().user_events, UserId(self.0.id)).await?;
+        let events = maybe(ctx, ctx.loaders().user_events(), UserId(self.0.id)).await?;
         let organizes = events
             .unwrap_or_default()
             .iter()
@@ -132,7 +132,7 @@ impl Membership {
     async fn event(&self, ctx: &Context<'_>) -> async_graphql::Result<Event> {
         one(
             ctx,
-            &ctx.loaders().events,
+            ctx.loaders().events(),
             EventId(self.0.event_id),
             "event",
         )
@@ -141,21 +141,21 @@ impl Membership {
     }
     /// The person holding the role.
     async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<User> {
-        one(ctx, &ctx.loaders().users, UserId(self.0.user_id), "user")
+        one(ctx, ctx.loaders().users(), UserId(self.0.user_id), "user")
             .await
             .map(User)
     }
     /// The member's email: for the member themself and the event's organizers (FORBIDDEN
     /// for others).
     async fn email(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
-        let u = maybe(ctx, &ctx.loaders().users, UserId(self.0.user_id)).await?;
+        let u = maybe(ctx, ctx.loaders().users(), UserId(self.0.user_id)).await?;
         Ok(u.map(|u| u.email).unwrap_or_default())
     }
     /// The tracks a judge covers; empty means every track.
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {
         let ids = json_ids(&self.0.judge_tracks);
-        let found = many(ctx, &ctx.loaders().tracks, ids.iter().map(|i| TrackId(*i))).await?;
+        let found = many(ctx, ctx.loaders().tracks(), ids.iter().map(|i| TrackId(*i))).await?;
         Ok(ids
             .iter()
             .filter_map(|i| found.get(&TrackId(*i)).cloned())

@@ -12,7 +12,7 @@
 use entity::{calibration_job, calibration_run, event, user};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait,
-    IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Statement,
+    QueryFilter, QueryOrder, QuerySelect, Statement,
 };
 use serde_json::json;
 
@@ -119,10 +119,7 @@ pub async fn start<C: ConnectionTrait>(
                 running.public_id
             )));
         }
-        let mut am = running.into_active_model();
-        am.finished_at = Set(Some(t));
-        am.error = Set(Some(ABANDONED.to_owned()));
-        am.update(txn).await?;
+        close(txn, &running, None, Some(ABANDONED.to_owned())).await?;
     }
     let job = calibration_job::ActiveModel {
         public_id: Set(crate::crypto::public_id("job")),
@@ -188,26 +185,33 @@ pub async fn finish<C: ConnectionTrait>(
     let Some(run) = results::store_run(txn, &actor, e, signer, computed).await? else {
         return Ok(None);
     };
-    let t = clock(txn).await?;
-    let updated = calibration_job::Entity::update_many()
-        .col_expr(
-            calibration_job::Column::FinishedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .col_expr(
-            calibration_job::Column::RunId,
-            sea_orm::sea_query::Expr::value(run.id),
-        )
-        .filter(calibration_job::Column::Id.eq(job.id))
-        .filter(calibration_job::Column::FinishedAt.is_null())
-        .exec(txn)
-        .await?;
-    if updated.rows_affected != 1 {
+    if !close(txn, job, Some(run.id), None).await? {
         return Err(AppError::conflict(
             "this calibration job was already closed",
         ));
     }
     Ok(Some(run))
+}
+
+/// Closes the running `job` now with its run or its error; false (nothing written) when it
+/// was closed already.
+async fn close<C: ConnectionTrait>(
+    txn: &C,
+    job: &calibration_job::Model,
+    run: Option<i64>,
+    error: Option<String>,
+) -> AppResult<bool> {
+    use sea_orm::sea_query::Expr;
+    let t = clock(txn).await?;
+    let updated = calibration_job::Entity::update_many()
+        .col_expr(calibration_job::Column::FinishedAt, Expr::value(t))
+        .col_expr(calibration_job::Column::RunId, Expr::value(run))
+        .col_expr(calibration_job::Column::Error, Expr::value(error))
+        .filter(calibration_job::Column::Id.eq(job.id))
+        .filter(calibration_job::Column::FinishedAt.is_null())
+        .exec(txn)
+        .await?;
+    Ok(updated.rows_affected == 1)
 }
 
 /// Closes the job as failed with `reason` (said to the organizers, so never internal
@@ -218,22 +222,8 @@ pub async fn fail<C: ConnectionTrait>(
     e: &event::Model,
     reason: &str,
 ) -> AppResult<()> {
-    let t = clock(txn).await?;
     let reason: String = reason.chars().take(1000).collect();
-    let updated = calibration_job::Entity::update_many()
-        .col_expr(
-            calibration_job::Column::FinishedAt,
-            sea_orm::sea_query::Expr::value(t),
-        )
-        .col_expr(
-            calibration_job::Column::Error,
-            sea_orm::sea_query::Expr::value(Some(reason.clone())),
-        )
-        .filter(calibration_job::Column::Id.eq(job.id))
-        .filter(calibration_job::Column::FinishedAt.is_null())
-        .exec(txn)
-        .await?;
-    if updated.rows_affected == 1 {
+    if close(txn, job, None, Some(reason.clone())).await? {
         audit::append(
             txn,
             Entry::new("calibration.failed", "calibration_job", &job.public_id)

@@ -175,7 +175,7 @@ impl JobFollower {
                 if let Err(refused) = self.watch.check(&self.services).await {
                     return Some(Err(refused));
                 }
-                let message = self.message(job);
+                let message = CalibrationJob::with_progress(&self.services.calibrations, job);
                 self.sent = message.progress;
                 return Some(Ok(message));
             }
@@ -187,18 +187,6 @@ impl JobFollower {
                 Err(e) => return Some(Err(to_graphql(e, self.watch.request_id()))),
             }
         }
-    }
-
-    fn message(&self, job: Job) -> CalibrationJob {
-        let progress = match job.state {
-            JobState::Running => self
-                .services
-                .calibrations
-                .running(job.row.id)
-                .and_then(|r| r.progress.read()),
-            JobState::Done | JobState::Failed => None,
-        };
-        CalibrationJob { job, progress }
     }
 
     /// Waits until there may be something new, then reads the job: Some when it has

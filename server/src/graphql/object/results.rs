@@ -15,6 +15,7 @@ use crate::domain::calibration_jobs::{Job, JobState};
 use crate::domain::results::published_at_text;
 use crate::graphql::connection::{Page, page_of_list};
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::jobs::Calibrations;
 use crate::graphql::loaders::{EventId, LoadersExt, ProjectRef, Roster, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -590,12 +591,13 @@ pub struct CalibrationJob {
 impl CalibrationJob {
     /// `job` with its progress, read from this process's running jobs.
     pub fn of(ctx: &Context<'_>, job: Job) -> CalibrationJob {
+        CalibrationJob::with_progress(&ctx.services().calibrations, job)
+    }
+
+    /// `job` with its progress, when `running` (this process's jobs) computes it.
+    pub fn with_progress(running: &Calibrations, job: Job) -> CalibrationJob {
         let progress = match job.state {
-            JobState::Running => ctx
-                .services()
-                .calibrations
-                .running(job.row.id)
-                .and_then(|r| r.progress.read()),
+            JobState::Running => running.running(job.row.id).and_then(|r| r.progress.read()),
             JobState::Done | JobState::Failed => None,
         };
         CalibrationJob { job, progress }

@@ -17,11 +17,13 @@ test('a dropped socket comes back and the overview catches up on what it missed'
 
   // Every socket the page opens goes through here: the first is passed on to Verdict, then
   // dropped; while `down`, new attempts are refused; after that they pass again.
-  // Messages from Verdict are passed on by hand, to notice when a socket is live (acked):
-  // only a live socket that drops is "reconnecting".
+  // The page's messages are passed on by hand, to notice when a socket is live: the client
+  // subscribes only once Verdict acknowledged the connection and the page took it as live,
+  // and only a live socket that drops is "reconnecting". (Counting Verdict's
+  // connection_ack instead raced the page: the ack could still be on its way to it.)
   let down = false;
   let opened = 0;
-  let acked = 0;
+  let subscribed = 0;
   const sockets: WebSocketRoute[] = [];
   await page.routeWebSocket(/\/graphql\/ws$/, (ws) => {
     if (down) {
@@ -31,9 +33,9 @@ test('a dropped socket comes back and the overview catches up on what it missed'
     opened++;
     sockets.push(ws);
     const server = ws.connectToServer();
-    server.onMessage((message) => {
-      if (typeof message === 'string' && message.includes('"connection_ack"')) acked++;
-      ws.send(message);
+    ws.onMessage((message) => {
+      if (typeof message === 'string' && message.includes('"subscribe"')) subscribed++;
+      server.send(message);
     });
   });
 
@@ -41,7 +43,7 @@ test('a dropped socket comes back and the overview catches up on what it missed'
   await page.goto(`/e/${ev.slug}/admin`);
   await expect(stat(page, 'assignments')).toHaveText('2');
   await expect(stat(page, 'done')).toHaveText('0');
-  await expect.poll(() => acked).toBeGreaterThan(0);
+  await expect.poll(() => subscribed).toBeGreaterThan(0);
   let navigations = 0;
   page.on('framenavigated', (f) => {
     if (f === page.mainFrame()) navigations++;

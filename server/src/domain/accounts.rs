@@ -226,6 +226,23 @@ pub(super) async fn save_bucket<C: ConnectionTrait>(
     Ok(())
 }
 
+/// Takes one slot of `bucket` inside `txn`, or refuses with RATE_LIMITED once `limit` are
+/// taken in its window. A refusal makes the caller's transaction roll back, so slots taken
+/// before it in the same transaction are given back.
+pub(super) async fn take_slot<C: ConnectionTrait>(
+    txn: &C,
+    bucket: &str,
+    limit: i32,
+    t: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    let mut row = locked_bucket(txn, bucket, t).await?;
+    if row.failures >= limit {
+        return Err(retry_after(&row, t));
+    }
+    row.failures += 1;
+    save_bucket(txn, row).await
+}
+
 /// Takes one attempt's slot in each bucket, or refuses with RATE_LIMITED. Committed before
 /// the password is checked: a refused or failed log-in writes only its count.
 pub(super) async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {

@@ -17,7 +17,7 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::{locked_bucket, retry_after, save_bucket};
+use super::accounts::take_slot;
 use super::outbox::{self, Links};
 use super::{Actor, Role, clock, require_organizer, validate};
 use crate::audit::{self, Entry};
@@ -45,18 +45,8 @@ async fn take_mail_slot<C: ConnectionTrait>(
     email: &str,
     t: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<()> {
-    for (bucket, limit) in [
-        (format!("invite-to:{email}"), MAILS_PER_ADDRESS),
-        (format!("invite-event:{}", e.id), MAILS_PER_EVENT),
-    ] {
-        let mut row = locked_bucket(txn, &bucket, t).await?;
-        if row.failures >= limit {
-            return Err(retry_after(&row, t));
-        }
-        row.failures += 1;
-        save_bucket(txn, row).await?;
-    }
-    Ok(())
+    take_slot(txn, &format!("invite-to:{email}"), MAILS_PER_ADDRESS, t).await?;
+    take_slot(txn, &format!("invite-event:{}", e.id), MAILS_PER_EVENT, t).await
 }
 
 /// A fresh invitation token: shown once (in the link), stored only as its hash.

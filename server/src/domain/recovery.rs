@@ -12,8 +12,7 @@ use sea_orm::{
 use serde_json::json;
 
 use super::accounts::{
-    Buckets, end_sessions, forgive_attempt, locked_bucket, new_session, retry_after, save_bucket,
-    take_attempt, verify_password,
+    Buckets, end_sessions, forgive_attempt, new_session, take_attempt, take_slot, verify_password,
 };
 use super::{Actor, clock, validate};
 use crate::audit::{self, Entry};
@@ -46,18 +45,14 @@ pub async fn request_password_reset(
     {
         let txn = db.write().await?;
         let t = clock(&txn).await?;
-        let mut per_email = locked_bucket(&txn, &format!("reset:{email}"), t).await?;
-        if per_email.failures >= RESET_REQUESTS {
-            return Err(retry_after(&per_email, t));
-        }
-        let mut per_addr = locked_bucket(&txn, &format!("resetaddr:{client}"), t).await?;
-        if per_addr.failures >= RESET_REQUESTS * RESET_ADDRESS_FACTOR {
-            return Err(retry_after(&per_addr, t));
-        }
-        per_email.failures += 1;
-        per_addr.failures += 1;
-        save_bucket(&txn, per_email).await?;
-        save_bucket(&txn, per_addr).await?;
+        take_slot(&txn, &format!("reset:{email}"), RESET_REQUESTS, t).await?;
+        take_slot(
+            &txn,
+            &format!("resetaddr:{client}"),
+            RESET_REQUESTS * RESET_ADDRESS_FACTOR,
+            t,
+        )
+        .await?;
         txn.commit().await?;
     }
     let txn = db.write().await?;
@@ -285,12 +280,7 @@ pub async fn resend_confirmation(
         return Err(AppError::conflict("your address is already confirmed"));
     }
     let t = clock(&txn).await?;
-    let mut bucket = locked_bucket(&txn, &format!("confirm:{}", u.id), t).await?;
-    if bucket.failures >= RESET_REQUESTS {
-        return Err(retry_after(&bucket, t));
-    }
-    bucket.failures += 1;
-    save_bucket(&txn, bucket).await?;
+    take_slot(&txn, &format!("confirm:{}", u.id), RESET_REQUESTS, t).await?;
     send_confirmation(&txn, &u, &u.email, links).await?;
     audit::append(
         &txn,

@@ -125,8 +125,13 @@ pub fn pin(input: &CalibrationInput) -> AppResult<(CalibrationInput, String)> {
 }
 
 /// Computes off the async runtime (it is CPU-bound).
-pub async fn compute(input: CalibrationInput, params: Params) -> AppResult<CalibrationResult> {
-    tokio::task::spawn_blocking(move || calibrate::calibrate(&input, &params))
+/// `progress` records how far it has come (for a background job to report).
+pub async fn compute(
+    input: CalibrationInput,
+    params: Params,
+    progress: std::sync::Arc<calibrate::Progress>,
+) -> AppResult<CalibrationResult> {
+    tokio::task::spawn_blocking(move || calibrate::calibrate_observed(&input, &params, &progress))
         .await
         .map_err(|e| AppError::Internal(format!("calibration failed: {e}")))
 }
@@ -141,6 +146,7 @@ pub async fn preview<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
             bootstrap: 100,
             ..Params::default_for(1)
         },
+        std::sync::Arc::default(),
     )
     .await
 }
@@ -246,12 +252,7 @@ pub async fn compute_observed(
     plan: PlannedRun,
     progress: std::sync::Arc<calibrate::Progress>,
 ) -> AppResult<ComputedRun> {
-    let (input, params) = (plan.input.clone(), plan.params.clone());
-    let result = tokio::task::spawn_blocking(move || {
-        calibrate::calibrate_observed(&input, &params, &progress)
-    })
-    .await
-    .map_err(|e| AppError::Internal(format!("calibration failed: {e}")))?;
+    let result = compute(plan.input.clone(), plan.params.clone(), progress).await?;
     Ok(ComputedRun { plan, result })
 }
 

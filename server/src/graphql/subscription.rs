@@ -126,11 +126,11 @@ impl Subscription {
             .map_err(|err| ctx.err(err))?
             .ok_or_else(|| ctx.err(AppError::NotFound("calibration job")))?;
         let state = JobFollower {
-            id: (first.row.id, first.row.public_id.clone()),
             bus: services.bus.subscribe(),
             services,
             watch: Watch::organizer(ctx, e.id),
             event_id: e.id,
+            last: first.clone(),
             next: Some(first),
             sent: None,
         };
@@ -152,8 +152,8 @@ struct JobFollower {
     watch: Watch,
     bus: tokio::sync::broadcast::Receiver<BusEvent>,
     event_id: i64,
-    /// The job's row id and public id.
-    id: (i64, String),
+    /// The job as last read (its row changes only when the job ends).
+    last: Job,
     /// The job as read and not yet sent.
     next: Option<Job>,
     /// The progress last sent.
@@ -183,25 +183,26 @@ impl JobFollower {
                 continue;
             };
             match job {
-                Ok(job) => self.next = Some(job),
+                Ok(job) => {
+                    self.last = job.clone();
+                    self.next = Some(job);
+                }
                 Err(e) => return Some(Err(to_graphql(e, self.watch.request_id()))),
             }
         }
     }
 
-    /// Waits until there may be something new, then reads the job: Some when it has
-    /// (its progress moved or it ended), None to keep waiting.
+    /// Waits until there may be something new: Some job when there is (its progress moved:
+    /// the row as last read, which does not change while it runs; or it ended: the row
+    /// read again), None to keep waiting.
     async fn read_again(&mut self) -> Option<Result<Job, AppError>> {
-        let id = self.id.clone();
-        if let Some(running) = self.services.calibrations.running(id.0) {
+        if let Some(running) = self.services.calibrations.running(self.last.row.id) {
             let mut ended = running.ended.clone();
             tokio::select! {
                 _ = ended.wait_for(|e| *e) => {}
                 _ = tokio::time::sleep(Self::TICK) => {
                     let now = running.progress.read();
-                    if now == self.sent {
-                        return None;
-                    }
+                    return (now != self.sent).then(|| Ok(self.last.clone()));
                 }
             }
         } else {
@@ -221,14 +222,13 @@ impl JobFollower {
             let _ = tokio::time::timeout(Self::REREAD, ended).await;
         }
         let db = &self.services.db;
-        let job = match calibration_jobs::find(&db.conn, self.event_id, &id.1, db.origin()).await {
+        let id = &self.last.row.public_id;
+        let job = match calibration_jobs::find(&db.conn, self.event_id, id, db.origin()).await {
             Ok(Some(job)) => job,
             Ok(None) => return Some(Err(AppError::NotFound("calibration job"))),
             Err(e) => return Some(Err(e)),
         };
-        let moved = job.state != JobState::Running
-            || self.services.calibrations.running(job.row.id).is_some();
-        moved.then_some(Ok(job))
+        (job.state != JobState::Running).then_some(Ok(job))
     }
 }
 

@@ -381,9 +381,11 @@ const STAGES: Record<NonNullable<JobMessage['stage']>, string> = {
   STORING: 'Signing and storing the run',
 };
 
-function JobProgress({ job }: { job: JobMessage | { id: string; stage?: null } }) {
-  const m = 'steps' in job ? job : null;
-  const label = job.stage ? STAGES[job.stage] : 'Starting';
+/** The job started here: its id, and its latest message once one came. */
+type StartedJob = { id: string; message?: JobMessage };
+
+function JobProgress({ message: m }: { message?: JobMessage }) {
+  const label = m?.stage ? STAGES[m.stage] : 'Starting';
   return (
     <div class="job-progress" role="status" aria-live="polite">
       <p>
@@ -535,7 +537,7 @@ export function CalibrationPage({ slug }: { slug: string }) {
   const [formError, setFormError] = useState('');
   const [notice, setNotice] = useState<ComponentChildren>();
   const start = useMutation(StartCalibration);
-  const [job, setJob] = useState<JobMessage | { id: string; stage?: null }>();
+  const [job, setJob] = useState<StartedJob>();
   const [jobError, setJobError] = useState<ApiError>();
   const detailRef = useRef<HTMLHeadingElement>(null);
 
@@ -561,7 +563,7 @@ export function CalibrationPage({ slug }: { slug: string }) {
     async (d) => {
       const j = d.calibrationJob;
       if (j.state === 'RUNNING') {
-        setJob(j);
+        setJob({ id: j.id, message: j });
         return;
       }
       setJob(undefined);
@@ -621,7 +623,7 @@ export function CalibrationPage({ slug }: { slug: string }) {
                 {start.loading || job ? 'Computing…' : 'Run calibration'}
               </button>
             </form>
-            {job && <JobProgress job={job} />}
+            {job && <JobProgress message={job.message} />}
             <Notice>{notice}</Notice>
           </section>
 

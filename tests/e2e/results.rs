@@ -18,6 +18,7 @@ e2e! {
     ],
     leaderboard_subscribers_share_one_computation_per_burst,
     anonymous_answers_are_shared_until_a_write_commits,
+    published_results_state_how_certain_the_podium_is,
 }
 
 const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }";
@@ -579,5 +580,84 @@ async fn anonymous_answers_are_shared_until_a_write_commits(app: App) {
     assert!(
         !listed.contains(&ids[0]),
         "the hidden project is gone at once: {listed}"
+    );
+}
+
+/// Engine `verdict-calibrate/3` signs with the run how certain its top places are; the
+/// published results show it to anyone (project entries and probabilities, no judge data),
+/// and the organizer's run carries the fit's diagnostics and a plain-words summary.
+async fn published_results_state_how_certain_the_podium_is(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    app.ok(Some(&admin), IMPORT, json!({ "f": judged_fixture(&tag) }))
+        .await;
+    let slug = format!("csv-{tag}");
+    let run = app
+        .ok(
+            Some(&admin),
+            "mutation($e: String!) { runCalibration(event: $e, seed: 5, bootstrap: 50) { \
+               id engineVersion diagnostics certainty { draws } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    let run = &run["runCalibration"];
+    assert_eq!(run["engineVersion"], "verdict-calibrate/3", "{run}");
+    assert_eq!(run["certainty"]["draws"], 50, "{run}");
+    let summary = run["diagnostics"]["summary"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a summary: {run}"));
+    assert!(
+        summary.iter().any(|l| l
+            .as_str()
+            .is_some_and(|l| l.contains("of the score variance"))),
+        "the summary states the signal: {summary:?}"
+    );
+    assert!(run["diagnostics"]["signal"]["quality"].is_number(), "{run}");
+    assert_eq!(run["diagnostics"]["convergence"]["passes"], 3, "{run}");
+    app.ok(
+        Some(&admin),
+        op("PublishResults"),
+        json!({ "event": slug, "run": str_at(&json!({ "r": run }), "/r/id"), "final": true }),
+    )
+    .await;
+
+    let q = "query($e: String!) { event(slug: $e) { results { \
+               ranking { projectExternalId rank } \
+               certainty { draws \
+                 places { rank probability atLeast entry { projectExternalId rank } } \
+                 pairs { probability better { projectExternalId } worse { projectExternalId } } } } } }";
+    let public = app.ok(None, q, json!({ "e": slug })).await;
+    let results = &public["event"]["results"];
+    let c = &results["certainty"];
+    assert_eq!(c["draws"], 50, "{public}");
+    let places = c["places"].as_array().expect("places");
+    let ranking = results["ranking"].as_array().expect("ranking");
+    assert_eq!(places.len(), ranking.len().min(10), "{public}");
+    for (place, entry) in places.iter().zip(ranking) {
+        assert_eq!(
+            place["entry"]["projectExternalId"],
+            entry["projectExternalId"]
+        );
+        assert_eq!(place["rank"], entry["rank"]);
+        let (p, at_least) = (
+            place["probability"].as_f64().expect("a probability"),
+            place["atLeast"].as_f64().expect("a probability"),
+        );
+        assert!(
+            (0.0..=1.0).contains(&p) && p <= at_least && at_least <= 1.0,
+            "{place}"
+        );
+    }
+    let n = places.len();
+    let pairs = c["pairs"].as_array().expect("pairs");
+    assert_eq!(pairs.len(), n * (n - 1) / 2, "every pair among the places");
+    assert!(pairs.iter().all(|p| {
+        p["probability"]
+            .as_f64()
+            .is_some_and(|x| (0.0..=1.0).contains(&x))
+    }));
+    assert_eq!(
+        pairs[0]["better"]["projectExternalId"], places[0]["entry"]["projectExternalId"],
+        "pairs start with the first place"
     );
 }

@@ -41,7 +41,7 @@ pub(crate) fn competition_ranks(values: &[f64]) -> Vec<u32> {
 }
 
 /// Nearest-rank quantile of sorted data (`q` in 0..=1).
-fn nearest_rank(sorted: &[u32], q: f64) -> u32 {
+pub(crate) fn nearest_rank(sorted: &[u32], q: f64) -> u32 {
     if sorted.is_empty() {
         return 0;
     }

@@ -12,7 +12,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::types::{CalibrationInput, CalibrationResult, Params};
+use super::types::{CalibrationInput, CalibrationResult, Certainty, Params};
 
 /// Significant digits kept when rendering floats.
 pub const FLOAT_SIGNIFICANT_DIGITS: usize = 9;
@@ -164,7 +164,7 @@ pub fn canonical_json(r: &CalibrationResult) -> String {
         })
         .collect();
     let d = &r.diagnostics;
-    let diagnostics = Canon::Obj(vec![
+    let mut diagnostics = vec![
         (
             "outlier_reviews",
             Canon::Arr(
@@ -196,8 +196,37 @@ pub fn canonical_json(r: &CalibrationResult) -> String {
             ),
         ),
         ("ignored_reviews", Canon::Int(u64::from(d.ignored_reviews))),
-    ]);
-    render(&Canon::Obj(vec![
+    ];
+    // Engine v3's additions; absent (not null) in older results, which keep their bytes.
+    if let Some(c) = &d.convergence {
+        diagnostics.push((
+            "convergence",
+            Canon::Obj(vec![
+                ("passes", Canon::Int(u64::from(c.passes))),
+                ("final_change", Canon::Float(c.final_change)),
+                ("converged", Canon::Bool(c.converged)),
+            ]),
+        ));
+    }
+    if let Some(s) = &d.signal {
+        diagnostics.push((
+            "signal",
+            Canon::Obj(vec![
+                ("quality", Canon::Float(s.quality)),
+                ("quality_low", Canon::Float(s.quality_low)),
+                ("quality_high", Canon::Float(s.quality_high)),
+                ("severity", Canon::Float(s.severity)),
+                ("noise", Canon::Float(s.noise)),
+            ]),
+        ));
+    }
+    if let Some(lines) = &d.summary {
+        diagnostics.push((
+            "summary",
+            Canon::Arr(lines.iter().map(|l| Canon::Str(l.clone())).collect()),
+        ));
+    }
+    let mut top = vec![
         ("engine_version", Canon::Str(r.engine_version.clone())),
         ("input_hash", Canon::Str(r.input_hash.clone())),
         ("params", params_canon(&r.params)),
@@ -208,8 +237,43 @@ pub fn canonical_json(r: &CalibrationResult) -> String {
         ("connected", Canon::Bool(r.connected)),
         ("projects", Canon::Arr(projects)),
         ("judges", Canon::Arr(judges)),
-        ("diagnostics", diagnostics),
-    ]))
+        ("diagnostics", Canon::Obj(diagnostics)),
+    ];
+    if let Some(c) = &r.certainty {
+        top.push(("certainty", certainty_canon(c)));
+    }
+    render(&Canon::Obj(top))
+}
+
+fn certainty_canon(c: &Certainty) -> Canon {
+    let places = c
+        .places
+        .iter()
+        .map(|p| {
+            Canon::Obj(vec![
+                ("project", Canon::Str(p.project.clone())),
+                ("rank", Canon::Int(u64::from(p.rank))),
+                ("exact", Canon::Float(p.exact)),
+                ("at_least", Canon::Float(p.at_least)),
+            ])
+        })
+        .collect();
+    let pairs = c
+        .pairs
+        .iter()
+        .map(|p| {
+            Canon::Obj(vec![
+                ("better", Canon::Str(p.better.clone())),
+                ("worse", Canon::Str(p.worse.clone())),
+                ("probability", Canon::Float(p.probability)),
+            ])
+        })
+        .collect();
+    Canon::Obj(vec![
+        ("draws", Canon::Int(u64::from(c.draws))),
+        ("places", Canon::Arr(places)),
+        ("pairs", Canon::Arr(pairs)),
+    ])
 }
 
 /// SHA-256 (lowercase hex) of [`canonical_json`].

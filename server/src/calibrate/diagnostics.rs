@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::fit::ModelFit;
-use super::model::Design;
+use super::judge_tests;
+use super::model::{Design, Engine};
 use super::prep::Rev;
 use super::types::{
     FLAG_CONSTANT, FLAG_DISCORDANT, FLAG_NO_REVIEWS, FLAG_NOT_COMPARABLE, FLAG_OK,
@@ -48,7 +49,7 @@ pub(crate) struct MainFit<'a> {
     pub judge_global: &'a [usize],
 }
 
-fn median(v: &mut [f64]) -> Option<f64> {
+pub(crate) fn median(v: &mut [f64]) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
@@ -109,11 +110,14 @@ fn consensus_agreement(
     (Some(slope), Some(t), n)
 }
 
+/// Every judge's estimates and flag. Engines v1 and v2 flag by the rules above, v3 by the
+/// tests of `judge_tests.rs`.
 pub(crate) fn judges_out(
     judge_ids: &[String],
     cand: &[Rev],
     judge_in_main: &[bool],
     main: Option<&MainFit>,
+    engine: Engine,
 ) -> Vec<JudgeOut> {
     let nj = judge_ids.len();
     let mut scores: Vec<Vec<f64>> = vec![Vec::new(); nj];
@@ -127,6 +131,9 @@ pub(crate) fn judges_out(
     let mut noise_z: Vec<Option<f64>> = vec![None; nj];
     let mut noise_ratio: Vec<f64> = vec![1.0; nj];
     let mut agreement: Vec<(Option<f64>, Option<f64>, usize)> = vec![(None, None, 0); nj];
+    // Engine v3's verdicts.
+    let mut constant = vec![false; nj];
+    let mut tested_discordant = vec![false; nj];
     if let Some(m) = main {
         let eligible: Vec<usize> = (0..nj)
             .filter(|&j| judge_in_main[j] && scores[j].len() >= 2 && !is_constant(j))
@@ -161,6 +168,21 @@ pub(crate) fn judges_out(
                 *slot = consensus_agreement(m, lj, &by_judge[lj]);
             }
         }
+        if engine == Engine::V3 {
+            let step = judge_tests::score_step(cand.iter().map(|r| r.y));
+            let mut tested = vec![false; m.design.nj];
+            for j in 0..nj {
+                if let Some(lj) = m.judge_local[j] {
+                    let equal = is_constant(j);
+                    constant[j] = equal && judge_tests::improbably_constant(m, &by_judge[lj], step);
+                    tested[lj] = scores[j].len() >= 2 && !constant[j];
+                }
+            }
+            let flagged = judge_tests::discordant(m, &by_judge, &tested);
+            for (slot, local) in tested_discordant.iter_mut().zip(m.judge_local) {
+                *slot = local.is_some_and(|lj| flagged[lj]);
+            }
+        }
     }
 
     (0..nj)
@@ -171,6 +193,16 @@ pub(crate) fn judges_out(
                 FLAG_NO_REVIEWS
             } else if !judge_in_main[j] || local.is_none() {
                 FLAG_NOT_COMPARABLE
+            } else if engine == Engine::V3 {
+                if constant[j] {
+                    FLAG_CONSTANT
+                } else if n == 1 {
+                    FLAG_SINGLE_REVIEW
+                } else if tested_discordant[j] {
+                    FLAG_DISCORDANT
+                } else {
+                    FLAG_OK
+                }
             } else if is_constant(j) {
                 FLAG_CONSTANT
             } else if n == 1 {

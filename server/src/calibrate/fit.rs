@@ -6,6 +6,7 @@ use faer::Mat;
 
 use super::model::{self, Chol, Design, Engine, Normal};
 use super::progress::{Progress, Stage};
+use super::stats::{log_variance, random_effects};
 
 /// Internal switches for the model variants that were benchmarked (see the
 /// doc comment of the module root). Production uses [`ModelOptions::CHOSEN`].
@@ -75,6 +76,10 @@ pub(crate) struct ModelFit {
     pub resid_df: f64,
     pub normal: Normal,
     pub chol: Option<Chol>,
+    /// Reweighting passes at the chosen λ, and the largest relative change of a review
+    /// weight in the last of them (0 without reweighting).
+    pub passes: u32,
+    pub weight_change: f64,
 }
 
 /// Everything derived from one weighted solve at a fixed λ.
@@ -113,9 +118,17 @@ fn pass(d: &Design, w: &[f64], lambda: f64, prior_df: f64, engine: Engine) -> Pa
         0.0
     };
     // Conjugate-style shrinkage of each judge's variance towards the pooled
-    // one: judges with few reviews get essentially the pooled noise.
+    // one: judges with few reviews get essentially the pooled noise. From
+    // engine v3 on, towards the typical judge's instead: one wild judge on a
+    // small panel inflates the pooled variance of everyone (one random scorer
+    // in twelve judges makes it ~1.7x an honest judge's) and with it every
+    // interval.
+    let target = match engine {
+        Engine::V3 => typical_variance(&ss, &df).unwrap_or(pooled),
+        Engine::V1 | Engine::V2 => pooled,
+    };
     let sig2 = (0..d.nj)
-        .map(|j| (prior_df * pooled + ss[j]) / (prior_df + df[j]))
+        .map(|j| (prior_df * target + ss[j]) / (prior_df + df[j]))
         .collect();
     Pass {
         solved,
@@ -126,6 +139,20 @@ fn pass(d: &Design, w: &[f64], lambda: f64, prior_df: f64, engine: Engine) -> Pa
         pooled,
         resid_df,
     }
+}
+
+/// The mean variance of the honest population of judges: judges' log-variances modelled
+/// as normal around a centre with a spread beyond their sampling noise
+/// ([`random_effects`], which sets wild judges aside), `exp(m + ω²/2)`.
+fn typical_variance(ss: &[f64], df: &[f64]) -> Option<f64> {
+    let obs: Vec<(f64, f64)> = ss
+        .iter()
+        .zip(df)
+        .filter_map(|(&s, &d)| log_variance(s, d))
+        .collect();
+    let (m, t2) = random_effects(&obs)?;
+    let v = (m + t2 / 2.0).exp();
+    (v.is_finite() && v > 0.0).then_some(v)
 }
 
 fn update_weights(d: &Design, p: &Pass, opts: &ModelOptions) -> Vec<f64> {
@@ -178,10 +205,17 @@ pub(crate) fn fit_model(
         model::cross_validate(d, &w, grid, folds, seed, pilot, engine, progress);
     progress.step(Stage::Fitting, 0, opts.irls_iters + 1);
     let mut p = pass(d, &w, lambda, opts.prior_df, engine);
+    let mut weight_change = 0.0;
     if opts.reweights() {
         for i in 0..opts.irls_iters {
             progress.step(Stage::Fitting, i + 1, opts.irls_iters + 1);
-            w = update_weights(d, &p, opts);
+            let next = update_weights(d, &p, opts);
+            weight_change = w
+                .iter()
+                .zip(&next)
+                .map(|(a, b)| (b - a).abs() / a.abs().max(1e-12))
+                .fold(0.0, f64::max);
+            w = next;
             p = pass(d, &w, lambda, opts.prior_df, engine);
         }
     }
@@ -200,5 +234,11 @@ pub(crate) fn fit_model(
         resid_df: p.resid_df,
         normal: p.solved.normal,
         chol: p.solved.chol,
+        passes: if opts.reweights() {
+            opts.irls_iters as u32
+        } else {
+            0
+        },
+        weight_change,
     }
 }

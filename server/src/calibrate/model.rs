@@ -47,6 +47,17 @@ pub(crate) enum Engine {
     /// cross-validation solves by conjugate gradients on the sparse design
     /// ([`Normal::offsets_cg`]), falling back to Cholesky.
     V2,
+    /// `verdict-calibrate/3`: v2's solver; rank intervals from the Gaussian
+    /// posterior instead of the residual bootstrap, judge flags by tests with a
+    /// stated false-alarm rate, and the podium's certainty (see `posterior.rs`).
+    V3,
+}
+
+impl Engine {
+    /// faer's factorisation and conjugate gradients (every engine after v1).
+    fn faer(self) -> bool {
+        self != Engine::V1
+    }
 }
 
 /// A Cholesky factorisation of `S(λ)` by either engine.
@@ -156,6 +167,21 @@ const CG_TOLERANCE: f64 = 1e-12;
 /// factorisation.
 const CG_MAX_ITERATIONS: usize = 500;
 
+/// A normal prior `q ~ N(mean, pooled σ² / kappa)` on every project quality, in
+/// the same units as λ (pseudo-reviews of average weight). `kappa = 0` is flat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct QualityPrior {
+    pub kappa: f64,
+    pub mean: f64,
+}
+
+impl QualityPrior {
+    pub const FLAT: QualityPrior = QualityPrior {
+        kappa: 0.0,
+        mean: 0.0,
+    };
+}
+
 /// The λ-independent parts of the reduced normal equations.
 pub(crate) struct Normal {
     /// `D_j - Cᵀ D_p⁻¹ C` (λ not yet added to the diagonal).
@@ -172,6 +198,21 @@ impl Normal {
     /// Assemble with weights `w`, using only reviews with `mask[i] == true`
     /// (all when `mask` is `None`).
     pub fn build(d: &Design, w: &[f64], y: &[f64], mask: Option<&[bool]>) -> Self {
+        Self::build_with_prior(d, w, y, mask, QualityPrior::FLAT)
+    }
+
+    /// [`Normal::build`] with a normal prior on the project qualities: the
+    /// project block becomes `D_p + κI` and its right-hand side `Py + κμ`
+    /// (`wp` stays the total review weight). With [`QualityPrior::FLAT`] every
+    /// operation is the same as without a prior, to the bit.
+    pub fn build_with_prior(
+        d: &Design,
+        w: &[f64],
+        y: &[f64],
+        mask: Option<&[bool]>,
+        prior: QualityPrior,
+    ) -> Self {
+        let QualityPrior { kappa, mean: mu } = prior;
         let use_i = |i: usize| mask.is_none_or(|m| m[i]);
         let mut s0 = Mat::<f64>::zeros(d.nj, d.nj);
         let mut rhs = vec![0.0; d.nj];
@@ -189,6 +230,11 @@ impl Normal {
             if tw <= 0.0 {
                 continue;
             }
+            let (tw, ty) = if kappa > 0.0 {
+                (tw + kappa, ty + kappa * mu)
+            } else {
+                (tw, ty)
+            };
             let mean = ty / tw;
             for a in range.clone().filter(|&i| use_i(i)) {
                 let (ja, wa) = (d.j[a], w[a]);
@@ -208,15 +254,15 @@ impl Normal {
     /// λ > 0 and finite weights, but the caller degrades gracefully).
     pub fn factor(&self, lambda: f64, engine: Engine) -> Option<Chol> {
         let n = self.s0.nrows();
-        match engine {
-            Engine::V1 => {
+        match engine.faer() {
+            false => {
                 let mut s = to_nalgebra(&self.s0);
                 for k in 0..n {
                     s[(k, k)] += lambda;
                 }
                 Cholesky::new(s).map(Chol::Nalgebra)
             }
-            Engine::V2 => {
+            true => {
                 let mut s = self.s0.clone();
                 for k in 0..n {
                     s[(k, k)] += lambda;
@@ -398,9 +444,9 @@ pub(crate) fn cross_validate(
             .collect();
         wsum += held.iter().map(|&i| w[i]).sum::<f64>();
         for (g, &lambda) in grid.iter().enumerate() {
-            let iterative = match engine {
-                Engine::V1 => None,
-                Engine::V2 => normal.offsets_cg(d, w, Some(&mask), lambda),
+            let iterative = match engine.faer() {
+                false => None,
+                true => normal.offsets_cg(d, w, Some(&mask), lambda),
             };
             let b = iterative.unwrap_or_else(|| match normal.factor(lambda, engine) {
                 Some(c) => normal.offsets(&c),

@@ -17,6 +17,8 @@
 pub(crate) const STREAM_FOLDS: u64 = 1;
 pub(crate) const STREAM_BOOTSTRAP: u64 = 1_000;
 pub(crate) const STREAM_SYNTH: u64 = 2_000_000;
+/// Posterior draws: one stream per draw (engine v3).
+pub(crate) const STREAM_POSTERIOR: u64 = 4_000_000;
 
 /// SplitMix64's increment (the golden ratio in 64-bit fixed point).
 const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -44,7 +44,8 @@ pub struct SynthParams {
     pub discordant: usize,
     /// Number of judges giving the same score to everything.
     pub constant: usize,
-    /// Number of judges scoring at random (uniform on the scale, blind to quality).
+    /// Number of judges scoring at random: blind to quality, but with the spread of an
+    /// honest judge's scores (so only their disagreement with the others gives them away).
     pub random: usize,
 }
 
@@ -151,8 +152,10 @@ impl Panel {
                     JudgeKind::Normal => QUALITY_MEAN + scale[j] * (q - QUALITY_MEAN) + severity[j],
                     JudgeKind::Discordant => QUALITY_MEAN - (q - QUALITY_MEAN) + severity[j],
                     JudgeKind::Constant => 0.75,
-                    // Draws only for random judges: panels without them are unchanged.
-                    JudgeKind::Random => rng.unit(),
+                    // Blind to quality but plausible: spread like an honest judge's
+                    // scores around the same mean. Draws only for random judges, so
+                    // panels without them are unchanged.
+                    JudgeKind::Random => QUALITY_MEAN + QUALITY_SD * rng.normal() + severity[j],
                 };
                 let mut total = 0.0;
                 for _ in 0..CRITERIA {

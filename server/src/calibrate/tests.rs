@@ -643,13 +643,19 @@ fn golden_result_hash() {
     assert_eq!(v1.engine_version, "verdict-calibrate/1");
     assert_eq!(result_hash(&v1), GOLDEN_HASH_V1);
 
-    let v2 = calibrate(&inp, &params(42, 100));
+    let v2 = calibrate_version(&inp, &params(42, 100), ENGINE_VERSION_2).expect("v2 is known");
     check_invariants(&v2, &inp);
     assert_eq!(v2.engine_version, "verdict-calibrate/2");
     assert_eq!(result_hash(&v2), GOLDEN_HASH_V2);
+    assert!(v2.certainty.is_none() && v2.diagnostics.summary.is_none());
+
+    let v3 = calibrate(&inp, &params(42, 100));
+    check_invariants(&v3, &inp);
+    assert_eq!(v3.engine_version, "verdict-calibrate/3");
+    assert_eq!(result_hash(&v3), GOLDEN_HASH_V3);
     assert_eq!(
         calibrate_version(&inp, &params(42, 100), ENGINE_VERSION),
-        Some(v2)
+        Some(v3)
     );
     assert_eq!(
         calibrate_version(&inp, &params(42, 100), "verdict-calibrate/0"),
@@ -662,6 +668,8 @@ const GOLDEN_HASH_V1: &str = "4d4ce3d9f9c1e36e86df0afb9b62fd26dd48cf27b014d23871
 /// differently, a 9th rendered digit might move and this hash with it (the
 /// bundle verifier tolerates that; this test pins the reference machine).
 const GOLDEN_HASH_V2: &str = "c0d6b96a45cd611f2fdfc76fab6a9a5019bfd3901c4c22916d96fb6d451f658a";
+/// v3 uses v2's factorisation, with the same caveat.
+const GOLDEN_HASH_V3: &str = "b2662c10ee48d3e52e57ba1d6824d75c38f671c2324ccbfd1972200f9bd8c132";
 
 /// Both engines solve the same equations: on a mid-sized panel every
 /// estimate agrees to ~1e-9 and every rank, interval and flag is equal.
@@ -674,7 +682,7 @@ fn engine_versions_agree_up_to_rounding() {
     });
     let p = params(5, 100);
     let v1 = calibrate_version(&panel.input, &p, ENGINE_VERSION_1).expect("v1 is known");
-    let v2 = calibrate(&panel.input, &p);
+    let v2 = calibrate_version(&panel.input, &p, ENGINE_VERSION_2).expect("v2 is known");
     let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * (1.0 + a.abs()),
         (a, b) => a == b,
@@ -703,7 +711,7 @@ fn engine_versions_agree_up_to_rounding() {
     assert_eq!(d1.identical_judges, d2.identical_judges);
     // Apart from the version tag, the bundle verifier's comparison accepts
     // the v1 text for the v2 result.
-    let v1_text = canonical_json(&v1).replace(ENGINE_VERSION_1, ENGINE_VERSION);
+    let v1_text = canonical_json(&v1).replace(ENGINE_VERSION_1, ENGINE_VERSION_2);
     assert_ne!(compare_results(&v1_text, &v2), Reproduction::Differs);
 }
 
@@ -767,4 +775,120 @@ fn rerun_with_a_different_rank_fails() {
     let mut d = a.clone();
     d.projects[0].std_error = None;
     assert_eq!(compare_results(&published, &d), Reproduction::Differs);
+}
+
+/// Engine v3 states the podium's certainty: a project every judge scores far above the
+/// rest is first in (nearly) every posterior draw, two projects every judge scores alike
+/// are a coin toss, and the summary says so in words.
+#[test]
+fn the_podium_states_how_certain_each_place_is() {
+    let mut ids: Vec<String> = (0..13).map(|i| format!("p{i:02}")).collect();
+    ids.extend(["star", "twin-a", "twin-b"].map(String::from));
+    let judges: Vec<String> = (0..8).map(|j| format!("j{j}")).collect();
+    let mut reviews = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let base = match id.as_str() {
+            "star" => 1.0,
+            "twin-a" | "twin-b" => 0.75,
+            _ => 0.2 + 0.03 * i as f64,
+        };
+        for t in 0..4 {
+            let j = (i + 3 * t) % 8;
+            let severity = (j % 3) as f64 * 0.03 - 0.03;
+            let noise = ((i * 7 + j * 3) % 5) as f64 * 0.01 - 0.02;
+            reviews.push(review(&judges[j], id, base + severity + noise));
+        }
+    }
+    let inp = input(
+        &ids.iter().map(String::as_str).collect::<Vec<_>>(),
+        &judges.iter().map(String::as_str).collect::<Vec<_>>(),
+        reviews,
+    );
+    let r = calibrate(&inp, &params(3, 400));
+    check_invariants(&r, &inp);
+    let c = r.certainty.as_ref().expect("v3 states its certainty");
+    assert_eq!(c.draws, 400);
+    assert_eq!(c.places.len(), CERTAINTY_PLACES);
+    assert_eq!(c.pairs.len(), CERTAINTY_PLACES * (CERTAINTY_PLACES - 1) / 2);
+    assert_eq!(c.places[0].project, "star");
+    assert!(c.places[0].exact >= 0.95, "{:?}", c.places[0]);
+    assert!(c.places.windows(2).all(|w| w[0].rank <= w[1].rank));
+    for p in &c.places {
+        assert!((0.0..=1.0).contains(&p.exact) && p.exact <= p.at_least && p.at_least <= 1.0);
+    }
+    let twins = c
+        .pairs
+        .iter()
+        .find(|p| p.better.starts_with("twin") && p.worse.starts_with("twin"))
+        .expect("both twins are in the top ten");
+    assert!(
+        (0.2..=0.8).contains(&twins.probability),
+        "twins are a coin toss: {twins:?}"
+    );
+    let summary = r.diagnostics.summary.as_ref().expect("v3 writes a summary");
+    assert!(
+        summary
+            .iter()
+            .any(|l| l.starts_with("First place is clear: star")),
+        "{summary:?}"
+    );
+    assert!(
+        summary
+            .iter()
+            .any(|l| l.starts_with("Ranks 2 and 3 are not clearly ordered")),
+        "{summary:?}"
+    );
+    let d = &r.diagnostics;
+    assert!(d.convergence.as_ref().is_some_and(|c| c.passes == 3));
+    let s = d.signal.as_ref().expect("v3 measures the signal");
+    assert!(s.quality > 0.5 && s.quality_low <= s.quality && s.quality <= s.quality_high);
+    assert!((s.quality + s.severity + s.noise - 1.0).abs() < 1e-9);
+}
+
+/// Engine v3 calls a judge `constant` only when equal scores are improbable for an
+/// honest judge: ten equal totals on projects the others tell apart are; three equal
+/// totals on three projects the others also find alike are not (rubric totals come in
+/// steps of 1/12 here, as on a 3-criterion 1..5 rubric).
+#[test]
+fn equal_scores_are_constant_only_when_improbable() {
+    let ids: Vec<String> = (0..12).map(|i| format!("p{i:02}")).collect();
+    let step = |x: f64| (x * 12.0).round() / 12.0;
+    let mut reviews = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        // The others spread the projects from 0.1 to 0.9, except three alike at 0.5.
+        let quality = if (5..8).contains(&i) {
+            0.5
+        } else {
+            0.1 + 0.07 * i as f64
+        };
+        for (t, j) in ["a", "b", "c"].into_iter().enumerate() {
+            let noise = ((i * 5 + t * 3) % 5) as f64 * 0.04 - 0.08;
+            reviews.push(review(j, id, step(quality + noise)));
+        }
+        if i < 10 {
+            reviews.push(review("flat", id, 0.5));
+        }
+        if (5..8).contains(&i) {
+            reviews.push(review("alike", id, 0.5));
+        }
+    }
+    let inp = input(
+        &ids.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["a", "b", "c", "flat", "alike"],
+        reviews,
+    );
+    let r = calibrate(&inp, &params(1, 50));
+    check_invariants(&r, &inp);
+    let flag = |id: &str| r.judges.iter().find(|j| j.id == id).map(|j| j.flag.clone());
+    assert_eq!(flag("flat").as_deref(), Some(FLAG_CONSTANT));
+    assert_eq!(flag("alike").as_deref(), Some(FLAG_OK));
+    // v2 called both constant.
+    let v2 = calibrate_version(&inp, &params(1, 50), ENGINE_VERSION_2).expect("v2 is known");
+    let flag2 = |id: &str| {
+        v2.judges
+            .iter()
+            .find(|j| j.id == id)
+            .map(|j| j.flag.clone())
+    };
+    assert_eq!(flag2("alike").as_deref(), Some(FLAG_CONSTANT));
 }

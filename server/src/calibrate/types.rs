@@ -133,6 +133,75 @@ pub struct Diagnostics {
     /// Reviews dropped before fitting: unknown judge/project, or a score
     /// that is non-finite or beyond ±1000.
     pub ignored_reviews: u32,
+    /// Whether the reweighting settled (engine v3 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convergence: Option<Convergence>,
+    /// How much of the score variance is project quality (engine v3 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Signal>,
+    /// What an organizer may want to do about this run, in plain words (engine v3 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Vec<String>>,
+}
+
+/// The noise reweighting of the fit: passes made at the chosen λ and the largest relative
+/// change of a review weight in the last one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Convergence {
+    pub passes: u32,
+    pub final_change: f64,
+    /// `final_change` below [`CONVERGED_CHANGE`].
+    pub converged: bool,
+}
+
+/// Relative weight change under which the reweighting counts as settled.
+pub const CONVERGED_CHANGE: f64 = 0.01;
+
+/// Shares of the score variance (they sum to 1): the true spread of project quality (the
+/// spread of the estimates less their estimation noise), judge severity (the spread of
+/// the offsets) and review noise (the pooled residual variance); `quality_low` and
+/// `quality_high` bound the quality share at 90 %.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Signal {
+    pub quality: f64,
+    pub quality_low: f64,
+    pub quality_high: f64,
+    pub severity: f64,
+    pub noise: f64,
+}
+
+/// How certain the top of the ranking is, from the posterior draws (engine v3 on; public:
+/// no judge data).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Certainty {
+    /// Posterior draws behind the probabilities.
+    pub draws: u32,
+    /// The first [`CERTAINTY_PLACES`] ranked projects in published order.
+    pub places: Vec<PlaceOdds>,
+    /// Every pair among `places`, the better-ranked first.
+    pub pairs: Vec<PairOdds>,
+}
+
+/// How many of the top ranked projects [`Certainty`] describes.
+pub const CERTAINTY_PLACES: usize = 10;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlaceOdds {
+    pub project: String,
+    /// The published rank.
+    pub rank: u32,
+    /// Probability that the project's true rank is exactly `rank`.
+    pub exact: f64,
+    /// Probability that its true rank is `rank` or better.
+    pub at_least: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairOdds {
+    pub better: String,
+    pub worse: String,
+    /// Probability that `better` is truly better than `worse`.
+    pub probability: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -153,6 +222,8 @@ pub struct CalibrationResult {
     pub projects: Vec<ProjectOut>,
     pub judges: Vec<JudgeOut>,
     pub diagnostics: Diagnostics,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certainty: Option<Certainty>,
 }
 
 /// Seeds are full u64 and travel as JSON strings (JavaScript numbers lose precision past

@@ -218,6 +218,8 @@ test('an organizer invites judges, auto-assigns, watches progress live while a j
   await expect(forest, 'the forest plot of the run').toBeVisible();
   const winner = (await detail.getByRole('row').nth(1).getByRole('cell').nth(1).innerText()).trim();
   expect(titles).toContain(winner);
+  // The engine's summary in plain words, above the tables.
+  await expect(page.getByTestId('run-summary')).toContainText('of the score variance');
   await snapshot(page, info, 'calibration-run');
   await checkA11y(page, 'the calibration page with a run');
 

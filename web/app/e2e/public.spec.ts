@@ -80,6 +80,12 @@ test('an anonymous visitor reads the podium and the forest plot, and the page ma
   const top = seed.ranking.filter((r) => r.rank <= 3).map((r) => r.title);
   expect(top.length).toBeGreaterThanOrEqual(3);
   await expect(page.locator('.podium li .title')).toHaveText(top);
+  // How sure each podium place is, and the order of neighbouring places (from the run's
+  // posterior draws, public with the results).
+  await expect(page.getByTestId('place-odds')).toHaveCount(top.length);
+  await expect(page.getByTestId('place-odds').first()).toContainText(/^1st in \d+% of \d+ plausible rankings$/);
+  await expect(page.getByTestId('podium-order').getByRole('listitem')).toHaveCount(top.length - 1);
+  await expect(page.getByTestId('podium-order').getByRole('listitem').first()).toContainText(`${top[0]} ahead of ${top[1]}: `);
   const ranked = seed.ranking.length;
   expect(ranked).toBeGreaterThanOrEqual(6);
   await expect(page.locator('svg.forest .fp-row')).toHaveCount(ranked);

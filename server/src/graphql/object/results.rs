@@ -10,7 +10,7 @@ use entity::{calibration_run, membership, result_publication};
 
 use super::project::Project;
 use super::user::Membership;
-use crate::calibrate::{CalibrationResult, JudgeOut, ProjectOut, Stage};
+use crate::calibrate::{CalibrationResult, Certainty, JudgeOut, PlaceOdds, ProjectOut, Stage};
 use crate::domain::calibration_jobs::{Job, JobState};
 use crate::domain::results::published_at_text;
 use crate::graphql::connection::{Page, page_of_list};
@@ -35,6 +35,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("CalibrationRun.projects", Rule::Organizer),
     ("CalibrationRun.judges", Rule::Organizer),
     ("CalibrationRun.diagnostics", Rule::Organizer),
+    ("CalibrationRun.certainty", Rule::Organizer),
     // Carries no judge data: reached by organizers through runs and the leaderboard, and
     // by everyone through published results.
     ("CalibratedProject.project", Rule::Public),
@@ -61,6 +62,18 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Leaderboard.projects", Rule::Organizer),
     ("Leaderboard.judges", Rule::Organizer),
     ("Leaderboard.diagnostics", Rule::Organizer),
+    ("Leaderboard.certainty", Rule::Organizer),
+    // Derived from the draws of the qualities only, no judge data: public once published.
+    ("RankingCertainty.draws", Rule::Public),
+    ("RankingCertainty.places", Rule::Public),
+    ("RankingCertainty.pairs", Rule::Public),
+    ("PlaceCertainty.entry", Rule::Public),
+    ("PlaceCertainty.rank", Rule::Public),
+    ("PlaceCertainty.probability", Rule::Public),
+    ("PlaceCertainty.atLeast", Rule::Public),
+    ("PairCertainty.better", Rule::Public),
+    ("PairCertainty.worse", Rule::Public),
+    ("PairCertainty.probability", Rule::Public),
     ("ResultPublication.id", Rule::Public),
     ("ResultPublication.version", Rule::Public),
     ("ResultPublication.final", Rule::Public),
@@ -81,6 +94,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PublishedResults.connected", Rule::Public),
     ("PublishedResults.ranking", Rule::Public),
     ("PublishedResults.rankingPage", Rule::Public),
+    ("PublishedResults.certainty", Rule::Public),
     ("CalibrationJob.id", Rule::Organizer),
     ("CalibrationJob.state", Rule::Organizer),
     ("CalibrationJob.stage", Rule::Organizer),
@@ -211,6 +225,127 @@ impl CalibratedProject {
     }
 }
 
+/// How certain the top of a ranking is (engine `verdict-calibrate/3` on): from draws of
+/// the projects' qualities given the reviews, how often each of the first ten holds its
+/// place and how often one beats another. No judge data.
+pub struct RankingCertainty {
+    event_id: i64,
+    result: Arc<CalibrationResult>,
+    certainty: Certainty,
+}
+
+impl RankingCertainty {
+    /// The result's certainty, if its engine computed one.
+    fn of(event_id: i64, result: &Arc<CalibrationResult>) -> Option<Self> {
+        Some(RankingCertainty {
+            event_id,
+            result: result.clone(),
+            certainty: result.certainty.clone()?,
+        })
+    }
+
+    /// The ranking entry of the project with calibration id `id`.
+    fn entry(&self, id: &str) -> Option<CalibratedProject> {
+        let index = self.result.projects.iter().position(|p| p.id == id)?;
+        Some(CalibratedProject {
+            event_id: self.event_id,
+            result: self.result.clone(),
+            index,
+        })
+    }
+}
+
+/// How certain the top of a ranking is (engine `verdict-calibrate/3` on): from draws of
+/// the projects' qualities given the reviews, how often each of the first ten holds its
+/// place and how often one beats another. No judge data.
+#[Object(guard = "FieldGuard::new(\"RankingCertainty\", Scope::event(self.event_id))")]
+impl RankingCertainty {
+    /// Posterior draws the probabilities are shares of (the run's `bootstrap`).
+    async fn draws(&self) -> i32 {
+        self.certainty.draws as i32
+    }
+    /// The first ten ranked projects in published order, each with the probability that
+    /// its true rank is its published one ("first place is certain").
+    async fn places(&self) -> Vec<PlaceCertainty> {
+        self.certainty
+            .places
+            .iter()
+            .filter_map(|p| {
+                Some(PlaceCertainty {
+                    entry: self.entry(&p.project)?,
+                    odds: p.clone(),
+                })
+            })
+            .collect()
+    }
+    /// Every pair among `places`, the better-ranked first, with the probability that it
+    /// is truly better ("second and third are a coin toss" when near 0.5).
+    async fn pairs(&self) -> Vec<PairCertainty> {
+        self.certainty
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                Some(PairCertainty {
+                    better: self.entry(&p.better)?,
+                    worse: self.entry(&p.worse)?,
+                    probability: p.probability,
+                })
+            })
+            .collect()
+    }
+}
+
+/// One of the top places and how sure it is.
+pub struct PlaceCertainty {
+    entry: CalibratedProject,
+    odds: PlaceOdds,
+}
+
+/// One of the top places and how sure it is.
+#[Object(guard = "FieldGuard::new(\"PlaceCertainty\", Scope::event(self.entry.event_id))")]
+impl PlaceCertainty {
+    /// The project's entry in the ranking.
+    async fn entry(&self) -> &CalibratedProject {
+        &self.entry
+    }
+    /// Its published rank.
+    async fn rank(&self) -> i32 {
+        self.odds.rank as i32
+    }
+    /// Probability that its true rank is exactly `rank`.
+    async fn probability(&self) -> f64 {
+        self.odds.exact
+    }
+    /// Probability that its true rank is `rank` or better (it deserves at least this place).
+    async fn at_least(&self) -> f64 {
+        self.odds.at_least
+    }
+}
+
+/// Two of the top projects and how sure their order is.
+pub struct PairCertainty {
+    better: CalibratedProject,
+    worse: CalibratedProject,
+    probability: f64,
+}
+
+/// Two of the top projects and how sure their order is.
+#[Object(guard = "FieldGuard::new(\"PairCertainty\", Scope::event(self.better.event_id))")]
+impl PairCertainty {
+    /// The better-ranked of the two.
+    async fn better(&self) -> &CalibratedProject {
+        &self.better
+    }
+    /// The worse-ranked of the two.
+    async fn worse(&self) -> &CalibratedProject {
+        &self.worse
+    }
+    /// Probability that `better` is truly better than `worse`.
+    async fn probability(&self) -> f64 {
+        self.probability
+    }
+}
+
 /// How one judge scores relative to the panel (organizers only).
 pub struct JudgeCalibration {
     pub out: JudgeOut,
@@ -317,7 +452,10 @@ impl CalibrationRun {
         let r = self.result(ctx)?;
         judged(ctx, self.0.event_id, &r).await
     }
-    /// Outlying reviews and judge pairs with identical scores (not inputs to the model).
+    /// Outlying reviews and judge pairs with identical scores (not inputs to the model);
+    /// from engine `verdict-calibrate/3` on also `convergence`, `signal` (the shares of
+    /// score variance: project quality with its 90 % bounds, judge severity, noise) and
+    /// `summary` (what to do about it, in plain words).
     #[graphql(complexity = "crate::graphql::cost::load(child_complexity)")]
     async fn diagnostics(
         &self,
@@ -326,6 +464,15 @@ impl CalibrationRun {
         Ok(Json(
             serde_json::to_value(&self.result(ctx)?.diagnostics).unwrap_or_default(),
         ))
+    }
+    /// How certain the top places are; null for runs of engines before
+    /// `verdict-calibrate/3` or without draws (`bootstrap: 0`).
+    #[graphql(complexity = "crate::graphql::cost::load(child_complexity)")]
+    async fn certainty(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<RankingCertainty>> {
+        Ok(RankingCertainty::of(self.0.event_id, &self.result(ctx)?))
     }
 }
 
@@ -369,9 +516,14 @@ impl Leaderboard {
     async fn judges(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<JudgeCalibration>> {
         judged(ctx, self.event_id, &self.result).await
     }
-    /// Outlying reviews and judge pairs with identical scores (not inputs to the model).
+    /// Outlying reviews and judge pairs with identical scores (not inputs to the model),
+    /// and the fit's `convergence`, `signal` and `summary` (see `CalibrationRun.diagnostics`).
     async fn diagnostics(&self) -> Json<serde_json::Value> {
         Json(serde_json::to_value(&self.result.diagnostics).unwrap_or_default())
+    }
+    /// How certain the top places are on current data.
+    async fn certainty(&self) -> Option<RankingCertainty> {
+        RankingCertainty::of(self.event_id, &self.result)
     }
 }
 
@@ -511,6 +663,17 @@ impl PublishedResults {
     ) -> async_graphql::Result<Page<CalibratedProject>> {
         let all = self.public_ranking(ctx)?;
         page_of_list(ctx, all, first, after)
+    }
+    /// How certain the top places are, as signed in the run: the probability that each of
+    /// the first ten holds its place and that one beats another. Null for runs of engines
+    /// before `verdict-calibrate/3`.
+    #[graphql(complexity = "crate::graphql::cost::load(child_complexity)")]
+    async fn certainty(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<RankingCertainty>> {
+        let r = ctx.services().parsed_runs.get(&self.run).gql(ctx)?;
+        Ok(RankingCertainty::of(self.row.event_id, &r))
     }
 }
 

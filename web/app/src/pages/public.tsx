@@ -553,6 +553,11 @@ const ResultsQuery = graphql(`
       id slug name timeZone
       results {
         final version publishedAt connected runId
+        certainty {
+          draws
+          places { rank probability atLeast entry { projectExternalId } }
+          pairs { probability better { projectExternalId } worse { projectExternalId } }
+        }
         rankingPage(first: 100) {
           totalCount
           pageInfo { hasNextPage endCursor }
@@ -649,6 +654,15 @@ export function ResultsPage({ slug }: { slug: string }) {
   };
   const ranked = ranking.filter((x) => x.rank != null);
   const podium = ranked.filter((x) => x.rank! <= 3);
+  const odds = r.certainty;
+  const placeOdds = (x: Ranked) => odds?.places.find((p) => p.entry.projectExternalId === x.projectExternalId);
+  const percent = (p: number) => `${Math.round(100 * p)}%`;
+  // How sure the order of neighbouring podium places is.
+  const neighbours = podium.slice(1).flatMap((worse, i) => {
+    const better = podium[i];
+    const pair = odds?.pairs.find((p) => p.better.projectExternalId === better.projectExternalId && p.worse.projectExternalId === worse.projectExternalId);
+    return pair ? [{ better, worse, p: pair.probability }] : [];
+  });
   const shown = ranking.length < page.totalCount ? ` (the first ${ranking.length} of ${page.totalCount})` : '';
   const rows: ForestRow[] = ranking.map((x) => ({
     label: titleOf(x),
@@ -691,9 +705,24 @@ export function ResultsPage({ slug }: { slug: string }) {
               <span class="muted">
                 {x.rankLow === x.rankHigh ? `certainly ${ordinal(x.rank!)} (90% interval)` : `90% interval: ${ordinal(x.rankLow!)} to ${ordinal(x.rankHigh!)} place`}
               </span>
+              {placeOdds(x) && (
+                <span class="odds" data-testid="place-odds">
+                  {ordinal(x.rank!)} in {percent(placeOdds(x)!.probability)} of {odds!.draws} plausible rankings
+                </span>
+              )}
             </li>
           ))}
         </ol>
+      )}
+      {neighbours.length > 0 && (
+        <ul class="podium-order" data-testid="podium-order">
+          {neighbours.map(({ better, worse, p }) => (
+            <li>
+              {titleOf(better)} ahead of {titleOf(worse)}: {percent(p)} sure
+              {p < 0.6 ? ' — close to a coin toss' : p >= 0.9 ? ' — clear' : ''}
+            </li>
+          ))}
+        </ul>
       )}
       <h2>The whole ranking</h2>
       <p>

@@ -67,7 +67,14 @@ function Diagnostics({ value }: { value: unknown }) {
   );
 }
 
+/** The engine's plain-words summary of a run (engine verdict-calibrate/3 on). */
+function summaryOf(diagnostics: unknown): string[] {
+  const lines = (diagnostics as { summary?: unknown } | null)?.summary;
+  return Array.isArray(lines) ? lines.filter((l): l is string => typeof l === 'string') : [];
+}
+
 function CalibrationView({ projects, judges, diagnostics, what }: { projects: ProjectRow[]; judges: JudgeRow[]; diagnostics: unknown; what: string }) {
+  const summary = summaryOf(diagnostics);
   const forest: ForestRow[] = projects.map((p) => ({
     label: p.title,
     href: p.href,
@@ -84,6 +91,16 @@ function CalibrationView({ projects, judges, diagnostics, what }: { projects: Pr
   const flagged = judges.filter((j) => j.flag !== 'ok').length;
   return (
     <>
+      {summary.length > 0 && (
+        <section class="run-summary" aria-label="What this ranking says">
+          <h3>What this ranking says</h3>
+          <ul data-testid="run-summary">
+            {summary.map((line) => (
+              <li>{line}</li>
+            ))}
+          </ul>
+        </section>
+      )}
       <h3>Projects</h3>
       <p class="muted">
         {ranked} of {projects.length} projects ranked. Quality has each judge's severity taken out; the interval is where the rank lies with 90 %

@@ -62,25 +62,29 @@ pub(crate) fn median(v: &mut [f64]) -> Option<f64> {
     })
 }
 
+/// Leave-this-review-out consensus of the review's project (its quality fitted without
+/// review `i`) and that consensus's variance in units of the pooled noise, or `None` when
+/// nobody else reviewed the project.
+pub(crate) fn consensus(m: &MainFit, i: usize) -> Option<(f64, f64)> {
+    let (d, f) = (m.design, m.fit);
+    let p = d.p[i];
+    let rest = f.normal.wp[p] - f.w[i];
+    if rest <= 1e-9 * f.normal.wp[p] {
+        return None;
+    }
+    let c = (f.q[p] * f.normal.wp[p] - f.w[i] * (d.y[i] - f.b[d.j[i]])) / rest;
+    Some((c, 1.0 / rest))
+}
+
 /// Slope and correlation t statistic of a judge's scores against the
 /// consensus computed without that judge's review, over its reviews whose
 /// project has another reviewer.
-fn consensus_agreement(
-    m: &MainFit,
-    local_j: usize,
-    reviews: &[usize],
-) -> (Option<f64>, Option<f64>, usize) {
-    let (d, f) = (m.design, m.fit);
-    let mut pairs: Vec<(f64, f64)> = Vec::new();
-    for &i in reviews {
-        let p = d.p[i];
-        let rest = f.normal.wp[p] - f.w[i];
-        if rest <= 1e-9 * f.normal.wp[p] {
-            continue;
-        }
-        let consensus = (f.q[p] * f.normal.wp[p] - f.w[i] * (d.y[i] - f.b[local_j])) / rest;
-        pairs.push((consensus, d.y[i]));
-    }
+fn consensus_agreement(m: &MainFit, reviews: &[usize]) -> (Option<f64>, Option<f64>, usize) {
+    let d = m.design;
+    let pairs: Vec<(f64, f64)> = reviews
+        .iter()
+        .filter_map(|&i| consensus(m, i).map(|(c, _)| (c, d.y[i])))
+        .collect();
     let n = pairs.len();
     if n < 3 {
         return (None, None, n);
@@ -165,7 +169,7 @@ pub(crate) fn judges_out(
         }
         for (j, slot) in agreement.iter_mut().enumerate() {
             if let Some(lj) = m.judge_local[j] {
-                *slot = consensus_agreement(m, lj, &by_judge[lj]);
+                *slot = consensus_agreement(m, &by_judge[lj]);
             }
         }
         if engine == Engine::V3 {

@@ -34,7 +34,7 @@
 
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
 
-use super::diagnostics::MainFit;
+use super::diagnostics::{MainFit, consensus};
 use super::stats::{log_variance, random_effects};
 
 /// False-discovery rate at which judges are flagged `discordant`.
@@ -43,19 +43,6 @@ pub(crate) const FALSE_DISCOVERY_RATE: f64 = 0.02;
 pub(crate) const CONSTANT_ALPHA: f64 = 1e-3;
 /// Fewest reviews with a consensus for the agreement test.
 const MIN_PAIRS: usize = 3;
-
-/// Leave-this-review-out consensus of the review's project and its variance (in units of
-/// the pooled noise), or `None` when nobody else reviewed the project.
-fn consensus(m: &MainFit, i: usize) -> Option<(f64, f64)> {
-    let (d, f) = (m.design, m.fit);
-    let p = d.p[i];
-    let rest = f.normal.wp[p] - f.w[i];
-    if rest <= 1e-9 * f.normal.wp[p] {
-        return None;
-    }
-    let c = (f.q[p] * f.normal.wp[p] - f.w[i] * (d.y[i] - f.b[d.j[i]])) / rest;
-    Some((c, 1.0 / rest))
-}
 
 /// Slope of the judge's scores on the consensus and its sampling variance.
 fn agreement(m: &MainFit, lj: usize, reviews: &[usize]) -> Option<(f64, f64)> {

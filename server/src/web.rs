@@ -21,6 +21,15 @@ use axum::response::{Html, IntoResponse, Response};
 
 use crate::http::AppState;
 
+/// Text made safe inside HTML elements and quoted attributes.
+pub(crate) fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
 const INDEX: &str = include_str!("../../web/index.html");
 const PLAYGROUND: &str = include_str!("../../web/playground.html");
 /// The page behind invitation, password-reset and email-confirmation links.

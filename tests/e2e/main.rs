@@ -13,6 +13,7 @@ mod browser;
 mod bundles;
 mod demo;
 mod edge;
+mod embed;
 mod exports;
 mod import;
 mod input;

@@ -14,6 +14,7 @@ use sea_orm::{
 use super::clock;
 use crate::crypto::public_id;
 use crate::error::AppResult;
+use crate::web::escape_html;
 
 /// Where the links in messages point: `{public-url}/invite/{token}` and
 /// `{public-url}/reset/{token}`.
@@ -59,13 +60,6 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     values.iter().fold(template.to_owned(), |t, (k, v)| {
         t.replace(&format!("{{{k}}}"), v)
     })
-}
-
-fn escape_html(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The HTML alternative of a plain-text message: its paragraphs, escaped, with the line

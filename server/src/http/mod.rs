@@ -6,6 +6,8 @@
 //!   the resulting `RequestCtx`.
 //! - [`graphql`]: the `/graphql` handlers (POST, GET) and batch execution.
 //! - [`ws`]: the `/graphql/ws` websocket, held to the same limits and to revocations.
+//! - [`embed`]: `/embed/{slug}` and `/embed.js`, the gallery other sites may frame; every
+//!   other response says `X-Frame-Options: DENY`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,12 +20,14 @@ use axum::routing::get;
 use governor::middleware::NoOpMiddleware;
 use tower_governor::GovernorLayer;
 use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::config::Limits;
 use crate::graphql::{Services, VerdictSchema};
 
 pub mod auth;
 pub mod client;
+pub mod embed;
 pub mod graphql;
 pub mod ws;
 
@@ -119,6 +123,11 @@ pub fn router(state: AppState) -> Router {
     if let Some(cfg) = state.rate_limit.clone() {
         gql = gql.layer(GovernorLayer::new(cfg).error_handler(rate_limited));
     }
+    // Only the embeddable gallery may be framed; it is merged after the layer that says so
+    // for everything else (a layer wraps the routes added before it).
+    let frameable = Router::new()
+        .route("/embed/{slug}", get(embed::gallery))
+        .route("/embed.js", get(embed::loader));
     Router::new()
         .merge(gql)
         .route("/graphql/ws", get(ws::handler))
@@ -126,6 +135,11 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/.well-known/verdict-signing-key", get(signing_key))
         .fallback(crate::web::serve)
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .merge(frameable)
         .with_state(state)
 }
 

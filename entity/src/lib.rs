@@ -21,6 +21,7 @@ pub mod login_throttle;
 pub mod membership;
 pub mod outbox_message;
 pub mod password_reset;
+pub mod prize;
 pub mod project;
 pub mod recusal;
 pub mod result_publication;

@@ -10,6 +10,7 @@ mod m20261201_000001_people;
 mod m20261201_000002_descriptions_and_zones;
 mod m20261201_000003_audit_notify;
 mod m20261201_000004_calibration_jobs;
+mod m20261201_000005_prizes;
 mod sql;
 
 pub struct Migrator;
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000002_descriptions_and_zones::Migration),
             Box::new(m20261201_000003_audit_notify::Migration),
             Box::new(m20261201_000004_calibration_jobs::Migration),
+            Box::new(m20261201_000005_prizes::Migration),
         ]
     }
 }

@@ -1271,6 +1271,46 @@ async fn judging_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
             publish,
         )
         .await;
+    // Prizes: created, and a winner assigned by hand.
+    let create = "mutation($e: String!) { createPrize(event: $e, input: { name: \"Grand prize\", position: 1 }) { id } }";
+    let r = steps
+        .step(
+            Succeeds,
+            "createPrize",
+            admin,
+            create,
+            json!({ "e": event }),
+        )
+        .await;
+    let prize = str_at(&r, "/data/createPrize/id");
+    steps
+        .step(
+            Refused,
+            "createPrize (not an organizer)",
+            participant,
+            create,
+            json!({ "e": event }),
+        )
+        .await;
+    let assign = "mutation($id: ID!, $p: ID) { assignPrize(id: $id, project: $p) { id } }";
+    steps
+        .step(
+            Succeeds,
+            "assignPrize",
+            admin,
+            assign,
+            json!({ "id": prize, "p": project }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "assignPrize (not an organizer)",
+            participant,
+            assign,
+            json!({ "id": prize, "p": null }),
+        )
+        .await;
     let export = "mutation($e: String!, $k: ExportKind!) { exportCsv(event: $e, kind: $k) }";
     let vars = json!({ "e": event, "k": "SCORES" });
     steps

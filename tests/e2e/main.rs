@@ -22,6 +22,7 @@ mod jobs;
 mod judging;
 mod limits;
 mod moderation;
+mod prizes;
 mod processes;
 mod results;
 mod roles;

@@ -21,6 +21,7 @@ pub mod judges;
 pub mod judging;
 pub mod moderation;
 pub mod outbox;
+pub mod prizes;
 pub mod projects;
 pub mod recovery;
 pub mod results;

@@ -88,6 +88,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::people::POLICIES,
     super::mutation::people::POLICIES,
     super::mutation::moderation::POLICIES,
+    super::mutation::prize::POLICIES,
+    super::object::prize::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

@@ -121,6 +121,12 @@ export async function seedPublishedEvent(opts: { final?: boolean } = {}): Promis
   const fixture = publicFixture(tag);
   const imported = await gql(`mutation($f: JSON!) { importEvent(fixture: $f) { event { slug name } } }`, { f: fixture }, token);
   const slug: string = imported.importEvent.event.slug;
+  for (const [name, position] of [
+    ['Grand prize', 1],
+    ['Runner-up', 2],
+  ] as const) {
+    await gql(`mutation($e: String!, $i: PrizeInput!) { createPrize(event: $e, input: $i) { id } }`, { e: slug, i: { name, position } }, token);
+  }
   const run = await gql(`mutation($e: String!) { runCalibration(event: $e, seed: 7, bootstrap: 200) { id } }`, { e: slug }, token);
   await gql(
     `mutation($e: String!, $r: ID!, $f: Boolean) { publishResults(event: $e, run: $r, final: $f) { version } }`,

@@ -86,6 +86,11 @@ test('an anonymous visitor reads the podium and the forest plot, and the page ma
   await expect(page.getByTestId('place-odds').first()).toContainText(/^1st in \d+% of \d+ plausible rankings$/);
   await expect(page.getByTestId('podium-order').getByRole('listitem')).toHaveCount(top.length - 1);
   await expect(page.getByTestId('podium-order').getByRole('listitem').first()).toContainText(`${top[0]} ahead of ${top[1]}: `);
+  // The prizes go to the published ranking's places.
+  const prizes = page.getByTestId('prizes').getByRole('listitem');
+  await expect(prizes).toHaveCount(2);
+  await expect(prizes.first()).toContainText(`Grand prize: ${top[0]} — 1st in the ranking, `);
+  await expect(prizes.nth(1)).toContainText(`Runner-up: ${top[1]} — 2nd in the ranking`);
   const ranked = seed.ranking.length;
   expect(ranked).toBeGreaterThanOrEqual(6);
   await expect(page.locator('svg.forest .fp-row')).toHaveCount(ranked);

@@ -9,6 +9,7 @@ pub mod export;
 pub mod judging;
 pub mod moderation;
 pub mod people;
+pub mod prize;
 pub mod project;
 pub mod results;
 mod write;
@@ -32,4 +33,5 @@ pub struct Mutation(
     export::ExportMutation,
     people::PeopleMutation,
     moderation::ModerationMutation,
+    prize::PrizeMutation,
 );

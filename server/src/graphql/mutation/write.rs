@@ -4,7 +4,7 @@
 
 use async_graphql::Context;
 use entity::{
-    calibration_job, calibration_run, event, membership, project, result_publication, track,
+    calibration_job, calibration_run, event, membership, prize, project, result_publication, track,
 };
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
@@ -153,6 +153,7 @@ replayable_row!(track, "track");
 replayable_row!(project, "project");
 replayable_row!(calibration_run, "run");
 replayable_row!(calibration_job, "calibration job");
+replayable_row!(prize, "prize");
 
 /// A publication with the run it publishes.
 impl Replayable for (result_publication::Model, calibration_run::Model) {

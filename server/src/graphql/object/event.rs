@@ -16,13 +16,14 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use super::audit::AuditEvent;
 use super::judging::{Assignment, AssignmentProgress, Criterion, JudgingProgress, Recusal};
 use super::people::{Invitation, OutboxMessage, Registration};
+use super::prize::{PodiumEntry, Prize};
 use super::project::{DuplicateSuggestion, Project};
 use super::results::{
     CalibrationJob, CalibrationRun, Leaderboard, PublishedResults, ResultPublication,
     latest_publication,
 };
 use super::user::{Membership, Role, User};
-use crate::domain::calibration_jobs;
+use crate::domain::{calibration_jobs, prizes};
 use crate::error::AppError;
 use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -66,6 +67,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.calibrationJobs", Rule::Organizer),
     ("Event.calibrationJob", Rule::Organizer),
     ("Event.results", Rule::Public),
+    ("Event.prizes", Rule::Public),
+    ("Event.podium", Rule::Public),
     ("Event.publications", Rule::Public),
     ("Event.registration", Rule::Public),
     ("Event.timeZone", Rule::Public),
@@ -519,6 +522,35 @@ impl Event {
         Ok(latest_publication(ctx, self.0.id)
             .await?
             .map(|p| p.results_of()))
+    }
+    /// The event's prizes: overall ones first, then by track and position.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn prizes(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Prize>> {
+        let all = prizes::prizes_of(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(all.into_iter().map(Prize).collect())
+    }
+    /// Each prize's winner, from the latest published results only (empty before the first
+    /// publication): the project at the prize's position (within its track for a track
+    /// prize), or the winner the organizers assigned. Special awards appear once assigned.
+    /// A prize never changes a run.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn podium(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<PodiumEntry>> {
+        let Some(publication) = latest_publication(ctx, self.0.id).await? else {
+            return Ok(Vec::new());
+        };
+        let result = ctx.services().parsed_runs.get(&publication.run).gql(ctx)?;
+        let db = &ctx.db().conn;
+        let all = prizes::prizes_of(db, self.0.id).await.gql(ctx)?;
+        if all.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (track_of, external_of) = prizes::project_maps(db, self.0.id).await.gql(ctx)?;
+        Ok(prizes::podium(&all, &result, &track_of, &external_of)
+            .into_iter()
+            .map(|p| PodiumEntry::new(self.0.id, &result, p))
+            .collect())
     }
     /// Every publication, oldest first.
     #[graphql(complexity = "cost::short_list(child_complexity)")]

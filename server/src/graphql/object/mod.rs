@@ -7,6 +7,7 @@ pub mod audit;
 pub mod event;
 pub mod judging;
 pub mod people;
+pub mod prize;
 pub mod project;
 pub mod results;
 pub mod user;

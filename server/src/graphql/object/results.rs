@@ -121,11 +121,7 @@ async fn roster(ctx: &Context<'_>, event_id: i64) -> async_graphql::Result<Arc<R
 /// finds its project row only if `project` is asked for (batched through a loader).
 fn ranked(event_id: i64, r: &Arc<CalibrationResult>) -> Vec<CalibratedProject> {
     (0..r.projects.len())
-        .map(|index| CalibratedProject {
-            event_id,
-            result: r.clone(),
-            index,
-        })
+        .map(|index| CalibratedProject::at(event_id, r, index))
         .collect()
 }
 
@@ -155,10 +151,38 @@ pub struct CalibratedProject {
 }
 
 impl CalibratedProject {
+    /// Entry `index` of `result`.
+    pub(crate) fn at(event_id: i64, result: &Arc<CalibrationResult>, index: usize) -> Self {
+        CalibratedProject {
+            event_id,
+            result: result.clone(),
+            index,
+        }
+    }
+
     /// The project's row in the result, exactly as computed (and, for a run, signed).
     fn out(&self) -> &ProjectOut {
         &self.result.projects[self.index]
     }
+}
+
+/// The project of `event_id` with external id `external_id`, as it is now, if the caller
+/// may see it (a project withdrawn after a run stays visible to its team and organizers
+/// only); batched through a loader.
+pub(crate) async fn visible_project(
+    ctx: &Context<'_>,
+    event_id: i64,
+    external_id: &str,
+) -> async_graphql::Result<Option<Project>> {
+    let key = ProjectRef {
+        event: event_id,
+        external_id: external_id.to_owned(),
+    };
+    let Some(p) = maybe(ctx, ctx.loaders().projects_by_external_id(), key).await? else {
+        return Ok(None);
+    };
+    let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+    Ok(access.can_see_project(&p).then_some(Project(p)))
 }
 
 /// One project's place in a calibrated ranking. Holds no judge data, so it is what the
@@ -169,15 +193,7 @@ impl CalibratedProject {
     /// was withdrawn after the run: only its team and the organizers still see it).
     /// `projectExternalId` names it either way.
     async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
-        let key = ProjectRef {
-            event: self.event_id,
-            external_id: self.out().id.clone(),
-        };
-        let Some(p) = maybe(ctx, ctx.loaders().projects_by_external_id(), key).await? else {
-            return Ok(None);
-        };
-        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
-        Ok(access.can_see_project(&p).then_some(Project(p)))
+        visible_project(ctx, self.event_id, &self.out().id).await
     }
     /// The project's external id exactly as the calibrated result names it (for a run,
     /// as signed: `result.json` of the exported bundle), also when `project` is null.
@@ -247,11 +263,7 @@ impl RankingCertainty {
     /// The ranking entry of the project with calibration id `id`.
     fn entry(&self, id: &str) -> Option<CalibratedProject> {
         let index = self.result.projects.iter().position(|p| p.id == id)?;
-        Some(CalibratedProject {
-            event_id: self.event_id,
-            result: self.result.clone(),
-            index,
-        })
+        Some(CalibratedProject::at(self.event_id, &self.result, index))
     }
 }
 

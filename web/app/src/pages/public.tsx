@@ -568,6 +568,20 @@ const ResultsQuery = graphql(`
   }
 `);
 
+/** The prizes' winners: a query of its own (the ranking's page is near the anonymous cost limit). */
+const PodiumQuery = graphql(`
+  query PublicPodium($slug: String!) {
+    event(slug: $slug) {
+      id
+      podium {
+        prize { id name position track { name } }
+        source projectExternalId probability
+        project { id title }
+      }
+    }
+  }
+`);
+
 const RankingMore = graphql(`
   query PublicRankingMore($slug: String!, $after: String!) {
     event(slug: $slug) {
@@ -599,6 +613,7 @@ const interval = (r: Ranked) => (r.rankLow == null ? '—' : r.rankLow === r.ran
 
 export function ResultsPage({ slug }: { slug: string }) {
   const q = useQuery(ResultsQuery, { slug });
+  const prizes = useQuery(PodiumQuery, { slug });
   const [fresh, setFresh] = useState<number>();
   const [more, setMore] = useState<MorePages>();
   const [moreError, setMoreError] = useState<ApiError>();
@@ -609,8 +624,14 @@ export function ResultsPage({ slug }: { slug: string }) {
     (d) => {
       setFresh(d.resultsPublished.version);
       void q.refetch();
+      void prizes.refetch();
     },
-    { onReconnect: () => void q.refetch() },
+    {
+      onReconnect: () => {
+        void q.refetch();
+        void prizes.refetch();
+      },
+    },
   );
   const e = q.data?.event;
   if (!e) return <Pending title="Results" q={q} missing={<NoEvent slug={slug} />} />;
@@ -657,6 +678,7 @@ export function ResultsPage({ slug }: { slug: string }) {
   const odds = r.certainty;
   const placeOdds = (x: Ranked) => odds?.places.find((p) => p.entry.projectExternalId === x.projectExternalId);
   const percent = (p: number) => `${Math.round(100 * p)}%`;
+  const winners = prizes.data?.event?.podium ?? [];
   // How sure the order of neighbouring podium places is.
   const neighbours = podium.slice(1).flatMap((worse, i) => {
     const better = podium[i];
@@ -723,6 +745,25 @@ export function ResultsPage({ slug }: { slug: string }) {
             </li>
           ))}
         </ul>
+      )}
+      {winners.length > 0 && (
+        <>
+          <h2>Prizes</h2>
+          <ul class="prizes" data-testid="prizes">
+            {winners.map((w) => (
+              <li>
+                <span class="prize-name">{w.prize.name}</span>
+                {w.prize.track && <span class="muted"> · {w.prize.track.name}</span>}
+                {': '}
+                {w.project ? <Link href={projectPath(e.slug, w.project.id)}>{w.project.title}</Link> : `${w.projectExternalId} (no longer public)`}
+                <span class="muted">
+                  {w.source === 'ASSIGNED' ? ' — awarded by the organizers' : ` — ${ordinal(w.prize.position)} in the ranking`}
+                  {w.probability != null && `, ${percent(w.probability)} sure of that place`}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
       <h2>The whole ranking</h2>
       <p>

@@ -1,0 +1,153 @@
+//! Prizes and the podium derived from the published results (issue 12). Public: a prize,
+//! its track and its winner are what an event announces.
+
+use std::sync::Arc;
+
+use async_graphql::{Context, Enum, ID, Object};
+use entity::prize;
+
+use super::event::Track;
+use super::project::Project;
+use super::results::{CalibratedProject, visible_project};
+use crate::calibrate::CalibrationResult;
+use crate::domain::prizes::{Placement, Source};
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::loaders::{LoadersExt, ProjectId, TrackId, maybe};
+use crate::graphql::policy::{FieldGuard, Rule, Scope};
+
+/// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
+pub(crate) const POLICIES: &[(&str, Rule)] = &[
+    ("Prize.id", Rule::Public),
+    ("Prize.name", Rule::Public),
+    ("Prize.description", Rule::Public),
+    ("Prize.position", Rule::Public),
+    ("Prize.track", Rule::Public),
+    ("Prize.winner", Rule::Public),
+    ("PodiumEntry.prize", Rule::Public),
+    ("PodiumEntry.source", Rule::Public),
+    ("PodiumEntry.projectExternalId", Rule::Public),
+    ("PodiumEntry.project", Rule::Public),
+    ("PodiumEntry.entry", Rule::Public),
+    ("PodiumEntry.probability", Rule::Public),
+];
+
+/// An award of an event: overall or within a track, at a position of the ranking (0 for a
+/// special award), with the winner the organizers assigned, if any.
+pub struct Prize(pub prize::Model);
+
+/// An award of an event: overall or within a track, at a position of the ranking (0 for a
+/// special award), with the winner the organizers assigned, if any.
+#[Object(guard = "FieldGuard::new(\"Prize\", Scope::event(self.0.event_id))")]
+impl Prize {
+    /// Opaque id.
+    async fn id(&self) -> ID {
+        ID(self.0.public_id.clone())
+    }
+    /// Its name.
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// What it is for.
+    async fn description(&self) -> &str {
+        &self.0.description
+    }
+    /// The place of the ranking it goes to (1 = best), within its track for a track prize;
+    /// 0 for a special award, which has a winner only when one is assigned.
+    async fn position(&self) -> i32 {
+        self.0.position
+    }
+    /// Its track; null for an overall prize.
+    async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Track>> {
+        let Some(id) = self.0.track_id else {
+            return Ok(None);
+        };
+        Ok(maybe(ctx, ctx.loaders().tracks(), TrackId(id))
+            .await?
+            .map(Track))
+    }
+    /// The winner the organizers assigned; null when the podium derives it from the
+    /// ranking (or the caller may no longer see the project).
+    async fn winner(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
+        let Some(id) = self.0.winner_project_id else {
+            return Ok(None);
+        };
+        let Some(p) = maybe(ctx, ctx.loaders().projects(), ProjectId(id)).await? else {
+            return Ok(None);
+        };
+        let access = ctx.rc().access(ctx.db()).await.gql(ctx)?;
+        Ok(access.can_see_project(&p).then_some(Project(p)))
+    }
+}
+
+/// How a podium entry came about.
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+pub enum PodiumSource {
+    /// The project at the prize's position in the published ranking.
+    Derived,
+    /// Assigned by the organizers.
+    Assigned,
+}
+
+/// A prize and its winner, from the published results.
+pub struct PodiumEntry {
+    event_id: i64,
+    result: Arc<CalibrationResult>,
+    placement: Placement,
+}
+
+impl PodiumEntry {
+    pub fn new(event_id: i64, result: &Arc<CalibrationResult>, placement: Placement) -> Self {
+        PodiumEntry {
+            event_id,
+            result: result.clone(),
+            placement,
+        }
+    }
+}
+
+/// A prize and its winner, from the published results.
+#[Object(guard = "FieldGuard::new(\"PodiumEntry\", Scope::event(self.event_id))")]
+impl PodiumEntry {
+    /// The prize.
+    async fn prize(&self) -> Prize {
+        Prize(self.placement.prize.clone())
+    }
+    /// DERIVED from the ranking or ASSIGNED by the organizers.
+    async fn source(&self) -> PodiumSource {
+        match self.placement.source {
+            Source::Derived => PodiumSource::Derived,
+            Source::Assigned => PodiumSource::Assigned,
+        }
+    }
+    /// The winner's external id, also when `project` is null.
+    async fn project_external_id(&self) -> &str {
+        &self.placement.project
+    }
+    /// The winner as it is now; null when the caller may no longer see it.
+    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
+        visible_project(ctx, self.event_id, &self.placement.project).await
+    }
+    /// The winner's entry in the published ranking (rank, interval); null for an assigned
+    /// winner the run did not rank.
+    async fn entry(&self) -> Option<CalibratedProject> {
+        self.placement
+            .index
+            .map(|i| CalibratedProject::at(self.event_id, &self.result, i))
+    }
+    /// For a derived overall prize among the first ten places: the probability that the
+    /// winner truly holds that place (from the run's posterior draws); null otherwise.
+    async fn probability(&self) -> Option<f64> {
+        let p = &self.placement;
+        if p.source != Source::Derived || p.prize.track_id.is_some() {
+            return None;
+        }
+        let place = self
+            .result
+            .certainty
+            .as_ref()?
+            .places
+            .iter()
+            .find(|x| x.project == p.project)?;
+        Some(place.exact)
+    }
+}

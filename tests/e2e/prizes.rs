@@ -18,14 +18,6 @@ const PODIUM: &str = "query($e: String!) { event(slug: $e) { \
     prizes { name } \
     podium { prize { name position } source projectExternalId project { externalId } entry { rank } probability } } }";
 
-async fn mint(app: &App, email: &str) -> String {
-    let out = app
-        .cli(&["token", "mint", "--email", email, "--name", "e2e"])
-        .await;
-    assert!(out.success(), "token mint: {out:?}");
-    out.stdout.trim().to_string()
-}
-
 fn podium_of(v: &Value) -> Vec<(String, String, String)> {
     v["event"]["podium"]
         .as_array()
@@ -62,7 +54,7 @@ async fn the_podium_follows_the_published_ranking_and_prizes_never_change_a_run(
     };
 
     // Who may create a prize.
-    let judge = mint(&app, &format!("csv-1-{tag}@example.org")).await;
+    let judge = app.mint_token(&format!("csv-1-{tag}@example.org")).await;
     let r = app
         .gql_opt(Some(&judge), CREATE, prize("Judge's pick", 1, None))
         .await;

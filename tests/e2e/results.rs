@@ -23,15 +23,6 @@ e2e! {
 
 const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }";
 
-/// A token for an imported person (imported people have no password).
-async fn mint(app: &App, email: &str) -> String {
-    let out = app
-        .cli(&["token", "mint", "--email", email, "--name", "e2e"])
-        .await;
-    assert!(out.success(), "token mint: {out:?}");
-    out.stdout.trim().to_string()
-}
-
 async fn published_ranking_keeps_a_project_withdrawn_after_publication(app: App) {
     let admin = app.site_admin().await;
     let tag = unique();
@@ -69,7 +60,7 @@ async fn published_ranking_keeps_a_project_withdrawn_after_publication(app: App)
     );
 
     // The team of p1 withdraws it after publication.
-    let builder = mint(&app, &format!("csv-4-{tag}@example.org")).await;
+    let builder = app.mint_token(&format!("csv-4-{tag}@example.org")).await;
     let withdrawn = app
         .ok(
             Some(&builder),
@@ -350,7 +341,9 @@ async fn calibration_lets_writes_through_and_stores_the_inputs_at_commit(app: Ap
     // while a calibration computes.
     let mut reviewers = vec![];
     for j in 1..=5 {
-        let token = mint(&app, &format!("panel-{j}-{tag}@example.org")).await;
+        let token = app
+            .mint_token(&format!("panel-{j}-{tag}@example.org"))
+            .await;
         let assigned = app
             .ok(
                 Some(&admin),

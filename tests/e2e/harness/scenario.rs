@@ -13,6 +13,16 @@ impl App {
         self.site_admin_as(ADMIN_EMAIL).await.0
     }
 
+    /// A personal API token for `email` from the command line (`token mint`): how tests act
+    /// as an imported person, who has no password.
+    pub async fn mint_token(&self, email: &str) -> String {
+        let out = self
+            .cli(&["token", "mint", "--email", email, "--name", "e2e"])
+            .await;
+        assert!(out.success(), "token mint: {out:?}");
+        out.stdout.trim().to_string()
+    }
+
     /// `admin create` then log in; returns (session token, generated password).
     pub async fn site_admin_as(&self, email: &str) -> (String, String) {
         let out = self.cli(&["admin", "create", "--email", email]).await;

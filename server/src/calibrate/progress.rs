@@ -17,7 +17,8 @@ pub enum Stage {
     CrossValidating,
     /// The passes at the chosen λ.
     Fitting,
-    /// Bootstrap replicates behind the rank intervals: drawing them, then ranking them.
+    /// The draws behind the rank intervals (posterior draws; bootstrap replicates before
+    /// engine v3): drawing them, then ranking them.
     Bootstrapping,
     /// Checking the inputs are unchanged, then signing and storing the run (after the
     /// engine).

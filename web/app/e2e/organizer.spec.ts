@@ -250,6 +250,16 @@ test('an organizer invites judges, auto-assigns, watches progress live while a j
   await page.getByRole('link', { name: 'Overview' }).click();
   await expect(stat(page, 'recused')).toHaveText('1');
 
+  // A prize: it goes to the winner of the published ranking.
+  await page.goto(`/e/${slug}/admin/prizes`);
+  await expect(page.getByText('No prizes yet.')).toBeVisible();
+  await page.getByLabel('Prize name').fill('Grand prize');
+  await page.getByLabel('Place').fill('1');
+  await page.getByRole('button', { name: 'Add prize' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Prize Grand prize added.' })).toBeVisible();
+  await expect(page.getByRole('table').getByRole('row').nth(1)).toContainText('place 1 overall');
+  await expect(page.getByLabel('Winner of Grand prize')).toHaveValue('');
+
   // The public results show it, to anyone.
   const d = await gql(`query($e: String!) { event(slug: $e) { results { version final ranking { rank project { title } } } } }`, { e: slug });
   expect(d.event.results).toMatchObject({ version: 1, final: true });
@@ -257,6 +267,7 @@ test('an organizer invites judges, auto-assigns, watches progress live while a j
   await page.getByRole('link', { name: 'See the public results' }).first().click();
   await expect(page).toHaveURL(new RegExp(`/e/${slug}/results$`));
   await expect(page.getByText(winner).first()).toBeVisible();
+  await expect(page.getByTestId('prizes')).toContainText(`Grand prize: ${winner} — 1st in the ranking`);
   guard.check();
 });
 

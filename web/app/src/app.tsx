@@ -41,6 +41,7 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/e/:slug/admin/settings', Org.SettingsPage],
   ['/e/:slug/admin/people', Org.PeoplePage],
   ['/e/:slug/admin/tracks', Org.TracksPage],
+  ['/e/:slug/admin/prizes', Org.PrizesPage],
   ['/e/:slug/admin/rubric', Org.RubricPage],
   ['/e/:slug/admin/assignments', Org.AssignmentsPage],
   ['/e/:slug/admin/recusals', Org.RecusalsPage],

@@ -43,7 +43,9 @@ impl ResultsMutation {
         )]
         seed: Option<i32>,
         #[graphql(
-            desc = "Bootstrap replicates behind the rank intervals, 0 to 2,000; defaults to 200."
+            desc = "Draws behind the rank intervals and the podium's certainty (posterior draws; \
+                    bootstrap replicates for engines before verdict-calibrate/3), 0 to 2,000; \
+                    defaults to 200."
         )]
         bootstrap: Option<i32>,
         #[graphql(
@@ -124,7 +126,9 @@ impl ResultsMutation {
         )]
         seed: Option<i32>,
         #[graphql(
-            desc = "Bootstrap replicates behind the rank intervals, 0 to 2,000; defaults to 200."
+            desc = "Draws behind the rank intervals and the podium's certainty (posterior draws; \
+                    bootstrap replicates for engines before verdict-calibrate/3), 0 to 2,000; \
+                    defaults to 200."
         )]
         bootstrap: Option<i32>,
         #[graphql(

@@ -5,3 +5,4 @@ export { ModerationPage, ExportsPage, AuditPage } from './records';
 export { OverviewPage } from './overview';
 export { AssignmentsPage, RecusalsPage } from './assignments';
 export { LeaderboardPage, CalibrationPage } from './results';
+export { PrizesPage } from './prizes';

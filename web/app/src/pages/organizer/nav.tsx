@@ -15,6 +15,7 @@ const AREAS: [string, string][] = [
   ['/recusals', 'Recusals'],
   ['/leaderboard', 'Leaderboard'],
   ['/calibration', 'Calibration & publishing'],
+  ['/prizes', 'Prizes'],
   ['/moderation', 'Moderation'],
   ['/exports', 'Exports'],
   ['/audit', 'Audit log'],

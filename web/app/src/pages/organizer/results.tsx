@@ -74,7 +74,9 @@ function summaryOf(diagnostics: unknown): string[] {
 }
 
 function CalibrationView({ projects, judges, diagnostics, what }: { projects: ProjectRow[]; judges: JudgeRow[]; diagnostics: unknown; what: string }) {
-  const summary = summaryOf(diagnostics);
+  // The engine names projects by their calibration ids (external ids): show titles.
+  const byLength = [...projects].sort((a, b) => b.key.length - a.key.length);
+  const summary = summaryOf(diagnostics).map((line) => byLength.reduce((l, p) => l.split(p.key).join(p.title), line));
   const forest: ForestRow[] = projects.map((p) => ({
     label: p.title,
     href: p.href,
@@ -605,7 +607,7 @@ export function CalibrationPage({ slug }: { slug: string }) {
       {ev && (
         <>
           <p class="muted">
-            A calibration run takes each judge's severity out of the scores submitted so far and ranks the projects, with intervals from the bootstrap.
+            A calibration run takes each judge's severity out of the scores submitted so far and ranks the projects, with 90 % rank intervals and how sure the top places are.
             Every run is stored signed and never changes; publishing makes one run the public results.
           </p>
           <section aria-labelledby="run-h">
@@ -628,7 +630,7 @@ export function CalibrationPage({ slug }: { slug: string }) {
             >
               <div class="row">
                 <Field label="Seed" type="number" min={0} inputMode="numeric" value={seed} onValue={setSeed} hint="Default 1. Same reviews and seed, same result." />
-                <Field label="Bootstrap" type="number" min={0} max={2000} inputMode="numeric" value={bootstrap} onValue={setBootstrap} hint="Resamples for the rank intervals, 0 to 2,000; default 200." />
+                <Field label="Bootstrap" type="number" min={0} max={2000} inputMode="numeric" value={bootstrap} onValue={setBootstrap} hint="Draws behind the rank intervals, 0 to 2,000; default 200." />
               </div>
               {formError && (
                 <p class="error" role="alert">

@@ -223,7 +223,9 @@ async fn a_calibration_job_answers_at_once_then_reports_its_stages_and_stores_th
 }
 
 async fn a_job_whose_process_stopped_reads_as_failed_and_a_new_one_replaces_it(app: App) {
-    let (slug, organizer) = panel(&app, 600).await;
+    // Large enough that the job is still computing a few requests later on a fast machine
+    // (with 600 projects it once finished before the second start, which then succeeded).
+    let (slug, organizer) = panel(&app, 1500).await;
     let mut other = app.sibling(&[]).await;
     let started = other
         .ok(Some(&organizer), START, json!({ "e": slug, "b": 2000 }))

@@ -18,6 +18,7 @@ use faer::Mat;
 
 use super::fit::ModelFit;
 use super::model::Design;
+use super::posterior::spread;
 use super::progress::{Progress, Stage};
 use super::rng::{Rng, STREAM_BOOTSTRAP};
 
@@ -54,19 +55,13 @@ pub(crate) fn nearest_rank(sorted: &[u32], q: f64) -> u32 {
 pub(crate) const INTERVAL_LEVEL: f64 = 0.90;
 
 /// `sqrt(1 - mean(var q̂_p) / var(q̂))`, clamped to [0, 1] (1 when there is
-/// no spread to speak of).
-pub(crate) fn dispersion_shrink(q: &[f64], var_q: &[f64]) -> f64 {
-    let n = q.len();
-    if n < 2 {
+/// no spread to speak of), from [`spread`].
+pub(crate) fn dispersion_shrink(fit: &ModelFit) -> f64 {
+    let s = spread(fit);
+    if fit.q.len() < 2 || s.estimates <= 1e-18 {
         return 1.0;
     }
-    let mean = q.iter().sum::<f64>() / n as f64;
-    let total = q.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let noise = var_q.iter().sum::<f64>() / n as f64;
-    if total <= 1e-18 {
-        return 1.0;
-    }
-    (1.0 - noise / total).clamp(0.0, 1.0).sqrt()
+    (1.0 - s.noise / s.estimates).clamp(0.0, 1.0).sqrt()
 }
 
 /// `(low, high)` rank interval per project of the design, or `None` when
@@ -100,7 +95,7 @@ pub(crate) fn rank_intervals(
     // qualities (var q̂ = var q + mean estimation variance). Using q̂ itself
     // would make projects look further apart than they are, and the rank
     // intervals too narrow. Shrinking is monotone, so ranks are unchanged.
-    let shrink = dispersion_shrink(&fit.q, &fit.var_q);
+    let shrink = dispersion_shrink(fit);
     let mean_q = fit.q.iter().sum::<f64>() / d.np as f64;
     let fitted: Vec<f64> = (0..n)
         .map(|i| mean_q + shrink * (fit.q[d.p[i]] - mean_q) + fit.b[d.j[i]])

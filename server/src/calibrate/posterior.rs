@@ -48,6 +48,8 @@ pub(crate) struct Draws {
 pub(crate) struct Spread {
     pub mean: f64,
     pub estimates: f64,
+    /// The estimates' mean estimation variance.
+    pub noise: f64,
     pub tau2: f64,
 }
 
@@ -63,6 +65,7 @@ pub(crate) fn spread(fit: &ModelFit) -> Spread {
     Spread {
         mean,
         estimates,
+        noise,
         tau2: (estimates - noise).max(MIN_SIGNAL_SHARE * estimates),
     }
 }

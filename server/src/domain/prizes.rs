@@ -87,16 +87,25 @@ pub async fn create_prize<C: sea_orm::ConnectionTrait>(
     Ok(p)
 }
 
-/// Assigns the winner of prize `p` by hand (organizers), or clears it (`project` None): a
-/// submitted project of the prize's event, of its track for a track prize.
+/// Assigns the winner of the prize with public id `id` by hand (organizers), or clears it
+/// (`project` None): a submitted project of the prize's event, of its track for a track
+/// prize.
 pub async fn assign_prize<C: sea_orm::ConnectionTrait>(
     txn: &C,
     actor: &Actor,
-    e: &event::Model,
-    p: prize::Model,
+    id: &str,
     project: Option<&str>,
 ) -> AppResult<prize::Model> {
-    require_organizer(txn, actor, e).await?;
+    let p = prize::Entity::find()
+        .filter(prize::Column::PublicId.eq(id))
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("prize"))?;
+    let e = event::Entity::find_by_id(p.event_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("event"))?;
+    require_organizer(txn, actor, &e).await?;
     let winner = match project {
         Some(id) => {
             let w = find_project(txn, id, Some(e.id))

@@ -2,14 +2,11 @@
 //! by hand; otherwise the podium derives it from the published ranking.
 
 use async_graphql::{Context, ID, InputObject, Object};
-use entity::prize;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
 use super::write::{event_of, idempotent};
 use crate::domain::idempotency::Key;
 use crate::domain::prizes::{self, NewPrize};
-use crate::error::AppError;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::prize::Prize;
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
@@ -88,23 +85,8 @@ impl PrizeMutation {
         project: Option<ID>,
     ) -> async_graphql::Result<Prize> {
         let actor = ctx.actor()?;
-        let p = prize::Entity::find()
-            .filter(prize::Column::PublicId.eq(id.as_str()))
-            .one(&ctx.db().conn)
-            .await
-            .map_err(AppError::from)
-            .gql(ctx)?
-            .ok_or(AppError::NotFound("prize"))
-            .gql(ctx)?;
-        let e = entity::event::Entity::find_by_id(p.event_id)
-            .one(&ctx.db().conn)
-            .await
-            .map_err(AppError::from)
-            .gql(ctx)?
-            .ok_or(AppError::NotFound("event"))
-            .gql(ctx)?;
         let p = idempotent(ctx, &actor, None, async |txn| {
-            prizes::assign_prize(txn, &actor, &e, p, project.as_ref().map(|p| p.as_str())).await
+            prizes::assign_prize(txn, &actor, &id, project.as_ref().map(|p| p.as_str())).await
         })
         .await?;
         Ok(Prize(p))

@@ -246,18 +246,30 @@ impl CalibratedProject {
 /// place and how often one beats another. No judge data.
 pub struct RankingCertainty {
     event_id: i64,
+    /// A result whose engine computed its certainty ([`RankingCertainty::of`]).
     result: Arc<CalibrationResult>,
-    certainty: Certainty,
 }
+
+/// What [`RankingCertainty::certainty`] falls back on (never, as `of` makes one only for a
+/// result with a certainty).
+static NO_CERTAINTY: Certainty = Certainty {
+    draws: 0,
+    places: Vec::new(),
+    pairs: Vec::new(),
+};
 
 impl RankingCertainty {
     /// The result's certainty, if its engine computed one.
     fn of(event_id: i64, result: &Arc<CalibrationResult>) -> Option<Self> {
+        result.certainty.as_ref()?;
         Some(RankingCertainty {
             event_id,
             result: result.clone(),
-            certainty: result.certainty.clone()?,
         })
+    }
+
+    fn certainty(&self) -> &Certainty {
+        self.result.certainty.as_ref().unwrap_or(&NO_CERTAINTY)
     }
 
     /// The ranking entry of the project with calibration id `id`.
@@ -274,12 +286,12 @@ impl RankingCertainty {
 impl RankingCertainty {
     /// Posterior draws the probabilities are shares of (the run's `bootstrap`).
     async fn draws(&self) -> i32 {
-        self.certainty.draws as i32
+        self.certainty().draws as i32
     }
     /// The first ten ranked projects in published order, each with the probability that
     /// its true rank is its published one ("first place is certain").
     async fn places(&self) -> Vec<PlaceCertainty> {
-        self.certainty
+        self.certainty()
             .places
             .iter()
             .filter_map(|p| {
@@ -293,7 +305,7 @@ impl RankingCertainty {
     /// Every pair among `places`, the better-ranked first, with the probability that it
     /// is truly better ("second and third are a coin toss" when near 0.5).
     async fn pairs(&self) -> Vec<PairCertainty> {
-        self.certainty
+        self.certainty()
             .pairs
             .iter()
             .filter_map(|p| {

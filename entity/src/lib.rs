@@ -32,12 +32,16 @@ pub mod team;
 pub mod team_member;
 pub mod track;
 pub mod user;
+pub mod vote;
+pub mod vote_allowlist;
+pub mod vote_campaign;
+pub mod voter;
 
 #[cfg(test)]
 mod tests {
     use sea_orm::ActiveEnum;
 
-    use super::{api_token, assignment, event, membership, outbox_message, project};
+    use super::{api_token, assignment, event, membership, outbox_message, project, vote_campaign};
 
     /// `'a', 'b', 'c'`: the values of `E` as a CHECK constraint lists them, in order.
     fn check_list<E: ActiveEnum<Value = String>>() -> String {
@@ -53,6 +57,7 @@ mod tests {
         let core = include_str!("../../migration/src/m20261130_000001_core.rs");
         let judging = include_str!("../../migration/src/m20261130_000002_judging.rs");
         let people = include_str!("../../migration/src/m20261201_000001_people.rs");
+        let voting = include_str!("../../migration/src/m20261202_000001_voting.rs");
         for (sql, check) in [
             (
                 core,
@@ -91,6 +96,10 @@ mod tests {
             (
                 people,
                 format!("status IN ({})", check_list::<outbox_message::Status>()),
+            ),
+            (
+                voting,
+                format!("mode IN ({})", check_list::<vote_campaign::VotingMode>()),
             ),
         ] {
             assert!(sql.contains(&check), "no migration says {check}");

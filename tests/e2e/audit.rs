@@ -602,6 +602,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
 
     people_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
+    voting_steps(&mut steps, admin, &t).await;
 
     // Every mutation of the schema was run both ways above: one that is added without a
     // step here fails this test.
@@ -1323,6 +1324,149 @@ async fn judging_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
             participant,
             export,
             vars,
+        )
+        .await;
+}
+
+/// Community voting: an account vote configured, cast, closed and its tally published; an
+/// email vote's link asked for and followed.
+async fn voting_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
+    let app = steps.app;
+    let now = chrono::Utc::now();
+    let d = |hours: i64| crate::harness::rfc3339(now + chrono::Duration::hours(hours));
+    let mut events = vec![];
+    for mode in ["account", "email"] {
+        let event = format!("voting-{mode}-{t}");
+        let input = json!({ "slug": event, "name": "Voting", "submissionsOpen": d(-24),
+            "submissionsClose": d(24), "registration": "OPEN" });
+        app.ok(admin, op("CreateEvent"), json!({ "input": input }))
+            .await;
+        events.push(event);
+    }
+    let (event, email_event) = (&events[0], &events[1]);
+    let track = app.create_track(admin.expect("admin"), event, "Main").await;
+    let maker = app.sign_up(&format!("vm-{t}@example.org")).await;
+    app.register(&maker, event).await;
+    app.create_team(&maker, event, "Voted").await;
+    let project = app
+        .create_project(&maker, event, "Voted project", &track)
+        .await;
+    app.submit_project(&maker, &project).await;
+    let voter_email = format!("voter-{t}@example.org");
+    let voter = app.sign_up(&voter_email).await;
+    app.db.confirm_email(&voter_email).await;
+    let voter = Some(voter.as_str());
+
+    let configure = "mutation($e: String!, $m: VotingMode!, $o: DateTime!, $c: DateTime!) { \
+        configureVoting(event: $e, mode: $m, credits: 9, opens: $o, closes: $c) { mode } }";
+    let open = |e: &str, m: &str| json!({ "e": e, "m": m, "o": d(-1), "c": d(1) });
+    steps
+        .step(
+            Succeeds,
+            "configureVoting",
+            admin,
+            configure,
+            open(event, "ACCOUNT"),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "configureVoting (not an organizer)",
+            voter,
+            configure,
+            open(event, "ACCOUNT"),
+        )
+        .await;
+    let cast = "mutation($e: String!, $p: ID!, $n: Int!) { \
+        castVotes(event: $e, votes: [{ project: $p, votes: $n }]) { spent } }";
+    steps
+        .step(
+            Succeeds,
+            "castVotes",
+            voter,
+            cast,
+            json!({ "e": event, "p": project, "n": 3 }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "castVotes (over budget)",
+            voter,
+            cast,
+            json!({ "e": event, "p": project, "n": 4 }),
+        )
+        .await;
+    let publish = "mutation($e: String!) { publishVoteTally(event: $e) { rank } }";
+    steps
+        .step(
+            Refused,
+            "publishVoteTally (still open)",
+            admin,
+            publish,
+            json!({ "e": event }),
+        )
+        .await;
+    let closed = json!({ "e": event, "m": "ACCOUNT", "o": d(-2), "c": crate::harness::rfc3339(chrono::Utc::now() - chrono::Duration::seconds(1)) });
+    steps
+        .step(
+            Succeeds,
+            "configureVoting (closed)",
+            admin,
+            configure,
+            closed,
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "publishVoteTally",
+            admin,
+            publish,
+            json!({ "e": event }),
+        )
+        .await;
+
+    app.ok(admin, configure, open(email_event, "EMAIL")).await;
+    let register = "mutation($e: String!, $m: String!) { registerVoter(event: $e, email: $m) }";
+    let address = format!("email-voter-{t}@example.org");
+    steps
+        .step(
+            Succeeds,
+            "registerVoter",
+            None,
+            register,
+            json!({ "e": email_event, "m": address }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "registerVoter (not an address)",
+            None,
+            register,
+            json!({ "e": email_event, "m": "nobody" }),
+        )
+        .await;
+    let token = crate::invitations::operator_link(app, &address, "/vote?link=").await;
+    let confirm = "mutation($t: String!) { confirmVoter(token: $t) { key } }";
+    steps
+        .step(
+            Succeeds,
+            "confirmVoter",
+            None,
+            confirm,
+            json!({ "t": token }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "confirmVoter (used)",
+            None,
+            confirm,
+            json!({ "t": token }),
         )
         .await;
 }

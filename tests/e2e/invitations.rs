@@ -70,7 +70,7 @@ pub async fn confirm_link(app: &App, email: &str) -> String {
 
 /// The token after `path` in the newest message to `email`, as `verdict mail list --all`
 /// shows it.
-async fn operator_link(app: &App, email: &str, path: &str) -> String {
+pub async fn operator_link(app: &App, email: &str, path: &str) -> String {
     let out = app.cli(&["mail", "list", "--all"]).await;
     assert!(out.success(), "mail list: {out:?}");
     out.stdout

@@ -31,5 +31,6 @@ mod startup;
 mod subscription;
 mod teams;
 mod throttle;
+mod voting;
 mod websocket;
 mod windows;

@@ -39,12 +39,17 @@ impl Links {
     pub fn confirm(&self, token: &str) -> String {
         format!("{}/confirm/{token}", self.base)
     }
+    /// An email voter's link: `{public-url}/e/{slug}/vote?link={token}`.
+    pub fn vote(&self, slug: &str, token: &str) -> String {
+        format!("{}/e/{slug}/vote?link={token}", self.base)
+    }
 }
 
 const INVITATION: &str = include_str!("../../templates/mail/invitation.txt");
 const PASSWORD_RESET: &str = include_str!("../../templates/mail/password_reset.txt");
 const EMAIL_CONFIRMATION: &str = include_str!("../../templates/mail/email_confirmation.txt");
 const EMAIL_CHANGED: &str = include_str!("../../templates/mail/email_changed.txt");
+const VOTE_LINK: &str = include_str!("../../templates/mail/vote_link.txt");
 
 /// A message ready for the outbox.
 pub struct Message {
@@ -141,6 +146,23 @@ pub fn email_changed(old: &str, new: &str) -> Message {
         to: old.to_owned(),
         subject: "Your Verdict email address was changed".to_owned(),
         html: html_of(&text, ""),
+        text,
+    }
+}
+
+/// An email voter's link to `event_name`'s community vote. Sent as an address
+/// confirmation: it proves `to` is the voter's.
+pub fn vote_link(to: &str, event_name: &str, expires: DateTime<Utc>, link: &str) -> Message {
+    let expires = expires.format("%Y-%m-%d %H:%M UTC").to_string();
+    let text = fill(
+        VOTE_LINK,
+        &[("event", event_name), ("expires", &expires), ("link", link)],
+    );
+    Message {
+        kind: Kind::EmailConfirmation,
+        to: to.to_owned(),
+        subject: format!("Your voting link for {event_name}"),
+        html: html_of(&text, link),
         text,
     }
 }

@@ -9,6 +9,7 @@ import * as Org from './pages/organizer';
 import { MyProjectPage, TeamPage } from './pages/participant';
 import { EventPage, EventsPage, GalleryPage, ProjectPage, ResultsPage, VerifyPage } from './pages/public';
 import { Link, match, useLocation } from './router';
+import { VotePage } from './pages/vote';
 import { SessionProvider, useSession } from './session';
 import { Page } from './ui';
 
@@ -33,6 +34,7 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/e/:slug/projects/:id', ProjectPage],
   ['/e/:slug/results', ResultsPage],
   ['/e/:slug/verify', VerifyPage],
+  ['/e/:slug/vote', VotePage],
   ['/e/:slug/team', TeamPage],
   ['/e/:slug/my-project', MyProjectPage],
   ['/e/:slug/judge', JudgeQueuePage],
@@ -42,6 +44,7 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/e/:slug/admin/people', Org.PeoplePage],
   ['/e/:slug/admin/tracks', Org.TracksPage],
   ['/e/:slug/admin/prizes', Org.PrizesPage],
+  ['/e/:slug/admin/voting', Org.VotingPage],
   ['/e/:slug/admin/rubric', Org.RubricPage],
   ['/e/:slug/admin/assignments', Org.AssignmentsPage],
   ['/e/:slug/admin/recusals', Org.RecusalsPage],

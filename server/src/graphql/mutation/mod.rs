@@ -12,6 +12,7 @@ pub mod people;
 pub mod prize;
 pub mod project;
 pub mod results;
+pub mod voting;
 mod write;
 
 use async_graphql::MergedObject;
@@ -34,4 +35,5 @@ pub struct Mutation(
     people::PeopleMutation,
     moderation::ModerationMutation,
     prize::PrizeMutation,
+    voting::VotingMutation,
 );

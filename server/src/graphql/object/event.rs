@@ -23,7 +23,8 @@ use super::results::{
     latest_publication,
 };
 use super::user::{Membership, Role, User};
-use crate::domain::{calibration_jobs, prizes};
+use super::voting::{Ballot, TallyRow, VoteCampaign};
+use crate::domain::{calibration_jobs, prizes, voting};
 use crate::error::AppError;
 use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -69,6 +70,11 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.results", Rule::Public),
     ("Event.prizes", Rule::Public),
     ("Event.podium", Rule::Public),
+    ("Event.voting", Rule::Public),
+    // The caller's own ballot (by their session or their voter key).
+    ("Event.myBallot", Rule::Public),
+    // NOT_FOUND for everyone until published.
+    ("Event.voteTally", Rule::Public),
     ("Event.publications", Rule::Public),
     ("Event.registration", Rule::Public),
     ("Event.timeZone", Rule::Public),
@@ -550,6 +556,52 @@ impl Event {
         Ok(prizes::podium(&all, &result, &track_of, &external_of)
             .into_iter()
             .map(|p| PodiumEntry::new(self.0.id, &result, p))
+            .collect())
+    }
+    /// The event's community vote; null when it has none.
+    async fn voting(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<VoteCampaign>> {
+        let c = voting::campaign_of(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(c.map(|campaign| VoteCampaign {
+            campaign,
+            opens: self.0.voting_open,
+            closes: self.0.voting_close,
+        }))
+    }
+    /// The caller's own ballot: a signed-in account's in an ACCOUNT vote, or an email
+    /// voter's by `voterKey` (a key that fits no voter is UNAUTHENTICATED). Null when the
+    /// event has no vote, or the caller is not of the kind the vote takes.
+    async fn my_ballot(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "An email voter's key (from `confirmVoter`).")] voter_key: Option<String>,
+    ) -> async_graphql::Result<Option<Ballot>> {
+        let who = match (&voter_key, ctx.rc().user()) {
+            (Some(k), _) => voting::Who::Key(k),
+            (None, Some(u)) => voting::Who::Account(u),
+            (None, None) => return Ok(None),
+        };
+        let b = voting::ballot(&ctx.db().conn, self.0.id, who)
+            .await
+            .gql(ctx)?;
+        Ok(b.map(Ballot))
+    }
+    /// The published tally of the community vote, most votes first: NOT_FOUND (for
+    /// everyone) until the window has closed and an organizer published it. It never
+    /// feeds the judged results.
+    #[graphql(complexity = "cost::event_list(child_complexity)")]
+    async fn vote_tally(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TallyRow>> {
+        let c = voting::campaign_of(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        let rows = voting::published_tally(c.as_ref()).gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TallyRow {
+                event_id: self.0.id,
+                row,
+            })
             .collect())
     }
     /// Every publication, oldest first.

@@ -11,3 +11,4 @@ pub mod prize;
 pub mod project;
 pub mod results;
 pub mod user;
+pub mod voting;

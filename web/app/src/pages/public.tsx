@@ -197,6 +197,7 @@ const EventQuery = graphql(`
       tracks { id name }
       projects(first: 1) { totalCount }
       results { final version publishedAt }
+      voting { isOpen tallyPublishedAt }
     }
   }
 `);
@@ -267,6 +268,12 @@ export function EventPage({ slug }: { slug: string }) {
           {e.votingOpen ? (
             <>
               <When at={e.votingOpen} zone={e.timeZone} /> to <When at={e.votingClose} zone={e.timeZone} /> <WindowBadge open={e.votingOpen} close={e.votingClose} />
+              {e.voting && (
+                <>
+                  {' '}
+                  <Link href={`${base}/vote`}>{e.voting.tallyPublishedAt ? 'See the community vote' : e.voting.isOpen ? 'Vote for your favourites' : 'About the community vote'}</Link>
+                </>
+              )}
             </>
           ) : (
             <span class="muted">no community voting</span>

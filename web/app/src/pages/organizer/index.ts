@@ -6,3 +6,4 @@ export { OverviewPage } from './overview';
 export { AssignmentsPage, RecusalsPage } from './assignments';
 export { LeaderboardPage, CalibrationPage } from './results';
 export { PrizesPage } from './prizes';
+export { VotingPage } from './voting';

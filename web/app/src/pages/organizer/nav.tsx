@@ -16,6 +16,7 @@ const AREAS: [string, string][] = [
   ['/leaderboard', 'Leaderboard'],
   ['/calibration', 'Calibration & publishing'],
   ['/prizes', 'Prizes'],
+  ['/voting', 'Community vote'],
   ['/moderation', 'Moderation'],
   ['/exports', 'Exports'],
   ['/audit', 'Audit log'],

@@ -90,6 +90,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::mutation::moderation::POLICIES,
     super::mutation::prize::POLICIES,
     super::object::prize::POLICIES,
+    super::object::comment::POLICIES,
+    super::mutation::comment::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

@@ -4,6 +4,7 @@
 //! share.
 
 pub mod account;
+pub mod comment;
 pub mod event;
 pub mod export;
 pub mod judging;
@@ -34,4 +35,5 @@ pub struct Mutation(
     people::PeopleMutation,
     moderation::ModerationMutation,
     prize::PrizeMutation,
+    comment::CommentMutation,
 );

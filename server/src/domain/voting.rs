@@ -86,11 +86,41 @@ pub async fn campaign_of<C: ConnectionTrait>(
         .await?)
 }
 
-async fn require_campaign<C: ConnectionTrait>(
-    db: &C,
+/// The event's campaign, locked for the rest of the transaction (PostgreSQL; SQLite runs
+/// one writer at a time): shared by the writes that spend or ask for votes (casts and
+/// links), exclusive for those that change the campaign (configuring, publishing). So a
+/// change of credits never meets a voter being created with the old ones, and a cast that
+/// began before the close either commits before the tally is computed or is refused after.
+async fn locked_campaign<C: ConnectionTrait>(
+    txn: &C,
     event_id: i64,
+    exclusive: bool,
+) -> AppResult<Option<vote_campaign::Model>> {
+    let q = vote_campaign::Entity::find().filter(vote_campaign::Column::EventId.eq(event_id));
+    let q = if exclusive {
+        q.lock_exclusive()
+    } else {
+        q.lock_shared()
+    };
+    Ok(q.one(txn).await?)
+}
+
+/// The event as the transaction reads it after taking the campaign's lock: its voting
+/// window is what an organizer last committed, not what the request read before.
+async fn fresh_event<C: ConnectionTrait>(txn: &C, event_id: i64) -> AppResult<event::Model> {
+    event::Entity::find_by_id(event_id)
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("event"))
+}
+
+/// [`locked_campaign`], NOT_FOUND when the event has none.
+async fn require_campaign<C: ConnectionTrait>(
+    txn: &C,
+    event_id: i64,
+    exclusive: bool,
 ) -> AppResult<vote_campaign::Model> {
-    campaign_of(db, event_id)
+    locked_campaign(txn, event_id, exclusive)
         .await?
         .ok_or(AppError::NotFound("voting"))
 }
@@ -174,7 +204,7 @@ pub async fn configure<C: ConnectionTrait>(
         None => None,
     };
     let t = clock(txn).await?;
-    let existing = campaign_of(txn, e.id).await?;
+    let existing = locked_campaign(txn, e.id, true).await?;
     let c = match existing {
         Some(c) => {
             if c.tally_published_at.is_some() {
@@ -311,7 +341,8 @@ pub async fn register<C: ConnectionTrait>(
     client: &str,
     links: &Links,
 ) -> AppResult<()> {
-    let c = require_campaign(txn, e.id).await?;
+    let c = require_campaign(txn, e.id, false).await?;
+    let e = &fresh_event(txn, e.id).await?;
     if c.mode == VotingMode::Account {
         return Err(AppError::forbidden(
             "this vote is for signed-in accounts: sign in to vote",
@@ -714,7 +745,8 @@ pub async fn cast<C: ConnectionTrait>(
     who: Who<'_>,
     casts: Vec<Cast>,
 ) -> AppResult<Ballot> {
-    let c = require_campaign(txn, e.id).await?;
+    let c = require_campaign(txn, e.id, false).await?;
+    let e = &fresh_event(txn, e.id).await?;
     check_mode(&c, who)?;
     let t = open_now(txn, e, &c).await?;
     let v = match who {
@@ -854,7 +886,7 @@ pub async fn publish_tally<C: ConnectionTrait>(
 ) -> AppResult<Vec<TallyRow>> {
     require_organizer(txn, actor, e).await?;
     let e = lock_event(txn, e.id).await?;
-    let c = require_campaign(txn, e.id).await?;
+    let c = require_campaign(txn, e.id, true).await?;
     if c.tally_published_at.is_some() {
         return Err(AppError::conflict("the tally is already published"));
     }

@@ -24,6 +24,7 @@ mod limits;
 mod moderation;
 mod prizes;
 mod processes;
+mod records;
 mod results;
 mod roles;
 mod scripting;

@@ -92,6 +92,7 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::prize::POLICIES,
     super::mutation::voting::POLICIES,
     super::object::voting::POLICIES,
+    super::mutation::records::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

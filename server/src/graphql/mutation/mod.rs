@@ -11,6 +11,7 @@ pub mod moderation;
 pub mod people;
 pub mod prize;
 pub mod project;
+pub mod records;
 pub mod results;
 pub mod voting;
 mod write;
@@ -36,4 +37,5 @@ pub struct Mutation(
     moderation::ModerationMutation,
     prize::PrizeMutation,
     voting::VotingMutation,
+    records::RecordsMutation,
 );

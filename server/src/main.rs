@@ -59,6 +59,9 @@ enum Command {
     /// Published results: export and offline verification.
     #[command(subcommand)]
     Results(ResultsCmd),
+    /// Signed event bundles: an event's structure and people, for another deployment.
+    #[command(subcommand)]
+    Event(EventCmd),
     /// Participation records: offline verification.
     #[command(subcommand)]
     Record(RecordCmd),
@@ -188,6 +191,40 @@ enum ResultsCmd {
         /// Trust only this Ed25519 public key (PEM file).
         #[arg(long, value_name = "FILE")]
         public_key: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum EventCmd {
+    /// Write the event as one signed JSON document (verdict.event-bundle.v1): settings,
+    /// tracks, rubric, people, roles, teams, projects, prizes, the vote's configuration;
+    /// no reviews, scores, results, audit chain or passwords. Never overwrites FILE.
+    Export {
+        /// The event's slug.
+        #[arg(long)]
+        event: String,
+        /// The file to write.
+        file: std::path::PathBuf,
+    },
+    /// Verify a bundle's signature, then import it as a new event (invite-only, nothing
+    /// published, no passwords). An existing external id or slug is refused (CONFLICT) and
+    /// nothing is written.
+    Import {
+        /// The bundle written by `event export`.
+        file: std::path::PathBuf,
+        /// Trust the key with this SHA-256 fingerprint (a bundle from another deployment).
+        /// Without --key or --public-key, only this deployment's key is trusted.
+        #[arg(long, value_name = "FINGERPRINT", conflicts_with = "public_key")]
+        key: Option<String>,
+        /// Trust this Ed25519 public key (PEM file).
+        #[arg(long, value_name = "FILE")]
+        public_key: Option<std::path::PathBuf>,
+        /// Import under this slug instead of the bundle's.
+        #[arg(long)]
+        slug: Option<String>,
+        /// Import under this external id instead of the bundle's.
+        #[arg(long)]
+        external_id: Option<String>,
     },
 }
 
@@ -390,6 +427,68 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
                 println!("FAIL");
                 return Ok(ExitCode::FAILURE);
             }
+        }
+        Command::Event(EventCmd::Export { event, file }) => {
+            let db = open(&cli.store).await?;
+            let signer = signing_key(&db, &cli.store).await?;
+            let text = verdict::event_bundle::export(&db.conn, &signer, &event).await?;
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+                .map_err(|e| AppError::bad_input("FILE", format!("{}: {e}", file.display())))?;
+            std::io::Write::write_all(&mut out, text.as_bytes())
+                .map_err(|e| AppError::Internal(format!("cannot write {}: {e}", file.display())))?;
+            println!("event bundle written to {}", file.display());
+        }
+        Command::Event(EventCmd::Import {
+            file,
+            key,
+            public_key,
+            slug,
+            external_id,
+        }) => {
+            use verdict::crypto::signing::PublicKey;
+            let text = std::fs::read(&file)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| {
+                    AppError::bad_input("file", format!("cannot read {} as text", file.display()))
+                })?;
+            let db = open(&cli.store).await?;
+            let trusted: PublicKey = match (key, public_key) {
+                (Some(f), _) => verdict::event_bundle::embedded_key(&text)
+                    .filter(|k| f.trim().eq_ignore_ascii_case(&k.fingerprint()))
+                    .ok_or_else(|| {
+                        AppError::bad_input("key", "the bundle is not signed by the pinned key")
+                    })?,
+                (None, Some(path)) => {
+                    let pem = std::fs::read_to_string(&path).map_err(|e| {
+                        AppError::bad_input("public-key", format!("{}: {e}", path.display()))
+                    })?;
+                    PublicKey::from_pem(&pem)?
+                }
+                (None, None) => signing_key(&db, &cli.store).await?.public(),
+            };
+            // Verified before the transaction opens: a refused bundle writes nothing.
+            let contents = verdict::event_bundle::verify(&text, &trusted)?;
+            let txn = db.write().await?;
+            let (event, counts) = verdict::event_bundle::import(
+                &txn,
+                &contents,
+                slug.as_deref(),
+                external_id.as_deref(),
+            )
+            .await?;
+            txn.commit().await?;
+            println!(
+                "imported {} ({}) from a bundle signed by {}: {} rows inserted {}",
+                event.slug,
+                event.external_id,
+                trusted.fingerprint(),
+                counts.total(),
+                serde_json::to_string(&counts).unwrap_or_default()
+            );
         }
         Command::Record(RecordCmd::Verify {
             file,

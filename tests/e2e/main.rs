@@ -14,6 +14,7 @@ mod bundles;
 mod demo;
 mod edge;
 mod embed;
+mod event_bundles;
 mod exports;
 mod import;
 mod input;

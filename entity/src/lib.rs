@@ -12,6 +12,7 @@ pub mod audit_event;
 pub mod audit_head;
 pub mod calibration_job;
 pub mod calibration_run;
+pub mod comment;
 pub mod criterion;
 pub mod email_confirmation;
 pub mod event;

@@ -1041,3 +1041,114 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
         assert!(used[1] <= used[0], "{}: {used:?}", t.name);
     }
 }
+
+#[tokio::test]
+async fn the_database_keeps_comments_as_posted_and_hides_them_only_softly() {
+    use entity::{comment, project};
+    use sea_orm::{ColumnTrait, QueryFilter};
+    use verdict::domain::comments;
+    for t in backends().await {
+        import_fixture(&t.db).await;
+        let admin = site_admin(&t.db).await;
+        let p = project::Entity::find()
+            .filter(project::Column::Status.eq(project::ProjectStatus::Submitted))
+            .one(&t.db.conn)
+            .await
+            .unwrap()
+            .unwrap();
+        let txn = t.db.write().await.unwrap();
+        let f = verdict::domain::events::EventFields {
+            slug: Some("elsewhere".into()),
+            name: Some("Elsewhere".into()),
+            submissions_open: Some(chrono::Utc::now()),
+            submissions_close: Some(chrono::Utc::now() + chrono::Duration::days(1)),
+            ..Default::default()
+        };
+        let other = verdict::domain::events::create_event(&txn, &admin, f)
+            .await
+            .unwrap();
+        let posted = comments::post_comment(&txn, &admin, &p.public_id, "  As posted.  ")
+            .await
+            .unwrap();
+        txn.commit().await.unwrap();
+        assert_eq!(posted.body, "As posted.", "{}", t.name);
+        let c = &t.db.conn;
+        let refused = [
+            (
+                format!(
+                    "UPDATE comments SET body = 'Rewritten.' WHERE id = {}",
+                    posted.id
+                ),
+                "what was posted changed",
+            ),
+            (
+                format!(
+                    "UPDATE comments SET author_id = author_id WHERE id = {}",
+                    posted.id
+                ),
+                "the author was reassigned",
+            ),
+            (
+                format!("DELETE FROM comments WHERE id = {}", posted.id),
+                "a comment was deleted",
+            ),
+            (
+                format!(
+                    "UPDATE comments SET hidden_at = created_at WHERE id = {}",
+                    posted.id
+                ),
+                "hidden without a reason",
+            ),
+            (
+                format!(
+                    "INSERT INTO comments (public_id, event_id, project_id, author_id, body, created_at) \
+                     SELECT 'cmt_long', event_id, project_id, author_id, '{}', created_at FROM comments WHERE id = {}",
+                    "x".repeat(2_001),
+                    posted.id
+                ),
+                "a body of 2,001 characters",
+            ),
+            (
+                format!(
+                    "INSERT INTO comments (public_id, event_id, project_id, author_id, body, created_at) \
+                     SELECT 'cmt_blank', event_id, project_id, author_id, '   ', created_at FROM comments WHERE id = {}",
+                    posted.id
+                ),
+                "a blank body",
+            ),
+            (
+                format!(
+                    "INSERT INTO comments (public_id, event_id, project_id, author_id, body, created_at) \
+                     SELECT 'cmt_cross', {}, project_id, author_id, body, created_at FROM comments WHERE id = {}",
+                    other.id, posted.id
+                ),
+                "a comment in another event than its project's",
+            ),
+        ];
+        for (sql, what) in refused {
+            assert!(
+                c.execute_unprepared(&sql).await.is_err(),
+                "{}: {what}",
+                t.name
+            );
+        }
+        // Hiding keeps the row and what it said.
+        let txn = t.db.write().await.unwrap();
+        comments::hide_comment(&txn, &admin, &posted.public_id, "Off-topic")
+            .await
+            .unwrap();
+        txn.commit().await.unwrap();
+        let row = comment::Entity::find_by_id(posted.id)
+            .one(c)
+            .await
+            .unwrap()
+            .expect("the hidden comment stays");
+        assert_eq!(row.body, "As posted.", "{}", t.name);
+        assert_eq!(
+            row.hidden_reason.as_deref(),
+            Some("Off-topic"),
+            "{}",
+            t.name
+        );
+    }
+}

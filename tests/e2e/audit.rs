@@ -1328,6 +1328,48 @@ async fn judging_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
             vars,
         )
         .await;
+    comment_steps(steps, admin, participant, &project).await;
+}
+
+/// Comments: `p` posts to the thread of `project`, which `admin` hides.
+async fn comment_steps(steps: &mut Steps<'_>, admin: Option<&str>, p: Option<&str>, project: &str) {
+    let post = "mutation($p: ID!, $b: String!) { postComment(project: $p, body: $b) { id } }";
+    let r = steps
+        .step(
+            Succeeds,
+            "postComment",
+            p,
+            post,
+            json!({ "p": project, "b": "Nice work." }),
+        )
+        .await;
+    let comment = str_at(&r, "/data/postComment/id");
+    steps
+        .step(
+            Refused,
+            "postComment (empty)",
+            p,
+            post,
+            json!({ "p": project, "b": "  " }),
+        )
+        .await;
+    let hide = "mutation($id: ID!, $r: String!) { hideComment(id: $id, reason: $r) { id } }";
+    let vars = json!({ "id": comment, "r": "off-topic" });
+    steps
+        .step(
+            Refused,
+            "hideComment (not an organizer)",
+            p,
+            hide,
+            vars.clone(),
+        )
+        .await;
+    steps
+        .step(Succeeds, "hideComment", admin, hide, vars.clone())
+        .await;
+    steps
+        .step(Refused, "hideComment (again)", admin, hide, vars)
+        .await;
 }
 
 /// Community voting: an account vote configured, cast, closed and its tally published; an

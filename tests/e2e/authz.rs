@@ -206,6 +206,20 @@ fn query_rows() -> Vec<QueryRow> {
             extra: None,
         },
         QueryRow {
+            name: "the comment thread of a submitted project is public",
+            query: "query($sub: ID!) { project(id: $sub) { comments(first: 5) { totalCount nodes { id } } } }",
+            pointer: "/project/comments",
+            expect: [Ok, Ok, Ok, Ok, Ok, Ok],
+            extra: None,
+        },
+        QueryRow {
+            name: "the comment thread of a draft goes with the draft",
+            query: "query($draft: ID!) { project(id: $draft) { comments(first: 5) { totalCount } } }",
+            pointer: "/project",
+            expect: [Null, Ok, Null, Ok, Null, Ok],
+            extra: None,
+        },
+        QueryRow {
             name: "unknown project is null",
             query: "query { project(id: \"prj_does_not_exist\") { id } }",
             pointer: "/project",

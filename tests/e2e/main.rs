@@ -11,6 +11,7 @@ mod auth;
 mod authz;
 mod browser;
 mod bundles;
+mod comments;
 mod demo;
 mod edge;
 mod embed;

@@ -8,6 +8,7 @@ use crate::harness::{App, assert_bad_input, assert_code, judged_fixture, op, str
 
 e2e! {
     the_podium_follows_the_published_ranking_and_prizes_never_change_a_run,
+    the_top_up_plan_points_at_each_cut_off_for_organizers_only,
 }
 
 const IMPORT: &str = "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }";
@@ -229,4 +230,79 @@ async fn the_podium_follows_the_published_ranking_and_prizes_never_change_a_run(
         .await;
     let podium = app.ok(None, PODIUM, json!({ "e": slug })).await;
     assert_eq!(podium_of(&podium).len(), 3, "{podium}");
+}
+
+const TOP_UP: &str = "query($e: String!) { event(slug: $e) { topUpPlan { prize { name } \
+    straddlesCutOff thinCoverage entry { projectExternalId rank rankLow rankHigh reviews } } } }";
+
+async fn the_top_up_plan_points_at_each_cut_off_for_organizers_only(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    // The judged fixture (true order p4, p3, p2, p1), with p2 reviewed by one judge only.
+    let mut fixture = judged_fixture(&tag);
+    let p2 = format!("p2_{tag}");
+    fixture["reviews"]
+        .as_array_mut()
+        .expect("reviews")
+        .retain(|r| r["project"] != p2.as_str() || r["judge"] == format!("j1_{tag}").as_str());
+    app.ok(Some(&admin), IMPORT, json!({ "f": fixture })).await;
+    let slug = format!("csv-{tag}");
+    for (name, position) in [("Grand prize", 1), ("Runner-up", 2)] {
+        app.ok(
+            Some(&admin),
+            CREATE,
+            json!({ "e": slug, "i": { "name": name, "position": position } }),
+        )
+        .await;
+    }
+    let plan = app.ok(Some(&admin), TOP_UP, json!({ "e": slug })).await;
+    assert_eq!(plan["event"]["topUpPlan"], json!([]), "no run yet: {plan}");
+
+    // Only organizers read it: it is about a ranking nobody else may see yet.
+    let judge = app.mint_token(&format!("csv-1-{tag}@example.org")).await;
+    assert_code(
+        &app.gql_opt(Some(&judge), TOP_UP, json!({ "e": slug }))
+            .await,
+        "FORBIDDEN",
+    );
+    assert_code(
+        &app.gql_opt(None, TOP_UP, json!({ "e": slug })).await,
+        "UNAUTHENTICATED",
+    );
+
+    app.ok(
+        Some(&admin),
+        op("RunCalibration"),
+        json!({ "event": slug, "seed": 3, "bootstrap": 50 }),
+    )
+    .await;
+    let plan = app.ok(Some(&admin), TOP_UP, json!({ "e": slug })).await;
+    let rows = plan["event"]["topUpPlan"]
+        .as_array()
+        .expect("a plan")
+        .clone();
+    // Every suggestion says why, and the reason holds for its entry in the run.
+    assert!(!rows.is_empty(), "{plan}");
+    for row in &rows {
+        let e = &row["entry"];
+        let straddles = row["straddlesCutOff"].as_bool().expect("straddles");
+        let thin = row["thinCoverage"].as_bool().expect("thin");
+        assert!(straddles || thin, "a suggestion without a reason: {row}");
+        if thin {
+            assert!(e["reviews"].as_i64().expect("reviews") < 3, "{row}");
+        }
+        if straddles {
+            assert!(
+                e["rankLow"].as_i64() < e["rankHigh"].as_i64(),
+                "a one-place interval cannot straddle: {row}"
+            );
+        }
+    }
+    // p2 (third by its one review, next to the runner-up's cut-off) is named as thin.
+    assert!(
+        rows.iter().any(|r| r["prize"]["name"] == "Runner-up"
+            && r["entry"]["projectExternalId"] == p2.as_str()
+            && r["thinCoverage"] == true),
+        "{plan}"
+    );
 }

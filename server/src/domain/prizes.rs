@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::{Actor, clock, find_project, find_track, require_organizer, validate};
 use crate::audit::{self, Entry};
-use crate::calibrate::CalibrationResult;
+use crate::calibrate::{CalibrationResult, ProjectOut};
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
 
@@ -228,6 +228,91 @@ pub fn podium(
         .collect()
 }
 
+/// A project where one more review would matter for a prize (a planning aid for
+/// organizers before publication, never a ranking).
+#[derive(Clone, Debug)]
+pub struct TopUp {
+    pub prize: prize::Model,
+    /// The project's index in the run's `projects`.
+    pub index: usize,
+    /// Its rank interval straddles the prize's cut-off: it may truly be on either side.
+    pub straddles: bool,
+    /// It has fewer usable reviews than the event asks for, and its interval reaches the
+    /// cut-off.
+    pub thin: bool,
+}
+
+/// For each ranked prize not assigned by hand (position `k` within its scope: overall, or
+/// its track), the projects of a run (`projects`) near its cut-off: between the `k`-th and
+/// the `k + 1`-th of the scope (ranks `inside` and `outside`). A project straddles the cut-off when
+/// its interval holds both (`low <= inside` and `high >= outside`); it is thin when it has
+/// fewer than `target` usable reviews and its interval reaches the cut-off. Per prize, the
+/// straddling ones first, the widest interval, then the fewest reviews first: where one
+/// more review would matter most. A scope with no more than `k` ranked projects has no
+/// cut-off.
+pub fn top_up(
+    prizes: &[prize::Model],
+    projects: &[ProjectOut],
+    track_of: &HashMap<String, i64>,
+    target: u32,
+) -> Vec<TopUp> {
+    let mut ranked: Vec<usize> = (0..projects.len())
+        .filter(|&i| projects[i].rank.is_some())
+        .collect();
+    ranked.sort_by_key(|&i| projects[i].rank);
+    let mut out = Vec::new();
+    for prize in prizes {
+        let Ok(k) = usize::try_from(prize.position) else {
+            continue;
+        };
+        if k == 0 || prize.winner_project_id.is_some() {
+            continue;
+        }
+        let scope: Vec<usize> = ranked
+            .iter()
+            .copied()
+            .filter(|&i| {
+                prize
+                    .track_id
+                    .is_none_or(|t| track_of.get(&projects[i].id) == Some(&t))
+            })
+            .collect();
+        let (Some(&last_in), Some(&first_out)) = (scope.get(k - 1), scope.get(k)) else {
+            continue;
+        };
+        let rank = |i: usize| projects[i].rank.unwrap_or(u32::MAX);
+        let (inside, outside) = (rank(last_in), rank(first_out));
+        let mut near: Vec<TopUp> = scope
+            .iter()
+            .filter_map(|&i| {
+                let p = &projects[i];
+                let (low, high) = (
+                    p.rank_low.unwrap_or(rank(i)),
+                    p.rank_high.unwrap_or(rank(i)),
+                );
+                let straddles = low <= inside && high >= outside;
+                let thin = p.reviews < target && low <= outside && high >= inside;
+                (straddles || thin).then(|| TopUp {
+                    prize: prize.clone(),
+                    index: i,
+                    straddles,
+                    thin,
+                })
+            })
+            .collect();
+        near.sort_by_key(|t| {
+            let p = &projects[t.index];
+            let width = p
+                .rank_high
+                .unwrap_or(0)
+                .saturating_sub(p.rank_low.unwrap_or(0));
+            (!t.straddles, std::cmp::Reverse(width), p.reviews, t.index)
+        });
+        out.extend(near);
+    }
+    out
+}
+
 /// External id -> track id, and row id -> external id, of the event's projects.
 pub async fn project_maps<C: sea_orm::ConnectionTrait>(
     db: &C,
@@ -249,4 +334,77 @@ pub async fn project_maps<C: sea_orm::ConnectionTrait>(
         external_of.insert(id, ext);
     }
     Ok((track_of, external_of))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use chrono::Utc;
+    use entity::prize;
+
+    use super::top_up;
+    use crate::calibrate::ProjectOut;
+
+    fn project(id: &str, rank: u32, low: u32, high: u32, reviews: u32) -> ProjectOut {
+        ProjectOut {
+            id: id.into(),
+            reviews,
+            raw_mean: None,
+            raw_rank: None,
+            quality: None,
+            std_error: None,
+            rank: Some(rank),
+            rank_low: Some(low),
+            rank_high: Some(high),
+            excluded: None,
+        }
+    }
+
+    fn prize(position: i32, track: Option<i64>) -> prize::Model {
+        prize::Model {
+            id: 1,
+            public_id: "prz.x".into(),
+            event_id: 1,
+            track_id: track,
+            name: "Prize".into(),
+            description: String::new(),
+            position,
+            winner_project_id: None,
+            created_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn the_plan_names_the_projects_whose_interval_straddles_a_cut_off_or_is_thin_near_it() {
+        let projects = vec![
+            project("a", 1, 1, 1, 3),
+            project("b", 2, 2, 4, 3), // may fall out of a top two
+            project("c", 3, 2, 3, 3), // may come in
+            project("d", 4, 3, 6, 1), // thin and reaching the cut-off, not straddling
+            project("e", 5, 5, 6, 1), // thin but far from it
+            project("f", 6, 4, 6, 3),
+        ];
+        let tracks = HashMap::new();
+        let plan = top_up(&[prize(2, None)], &projects, &tracks, 3);
+        let ids: Vec<(&str, bool, bool)> = plan
+            .iter()
+            .map(|t| (projects[t.index].id.as_str(), t.straddles, t.thin))
+            .collect();
+        // Straddling first (widest interval first), then thin ones.
+        assert_eq!(
+            ids,
+            [("b", true, false), ("c", true, false), ("d", false, true)]
+        );
+        // No cut-off where the scope has no more projects than places, and none for
+        // special awards.
+        assert!(top_up(&[prize(6, None), prize(0, None)], &projects, &tracks, 3).is_empty());
+        // Within a track: b, d and f; the cut-off of a first place lies between b and d.
+        let tracks: HashMap<String, i64> = [("b", 7), ("d", 7), ("f", 7)]
+            .map(|(p, t)| (p.to_owned(), t))
+            .into();
+        let plan = top_up(&[prize(1, Some(7))], &projects, &tracks, 3);
+        let ids: Vec<&str> = plan.iter().map(|t| projects[t.index].id.as_str()).collect();
+        assert_eq!(ids, ["b", "d"]);
+    }
 }

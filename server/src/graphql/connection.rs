@@ -34,11 +34,13 @@ macro_rules! page_of {
 /// description.
 pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M, S> {
     use super::object::{
-        audit::AuditEvent, event::Event, event::Team, judging::Assignment, people::Invitation,
-        people::OutboxMessage, project::Project, results::CalibratedProject, user::Membership,
+        audit::AuditEvent, comment::Comment, event::Event, event::Team, judging::Assignment,
+        people::Invitation, people::OutboxMessage, project::Project, results::CalibratedProject,
+        user::Membership,
     };
     b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
         .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
+        .override_output_type_description::<Page<Comment>>(page_of!("comments"))
         .override_output_type_description::<Page<Event>>(page_of!("events"))
         .override_output_type_description::<Page<Invitation>>(page_of!("invitations"))
         .override_output_type_description::<Page<Membership>>(page_of!("memberships"))

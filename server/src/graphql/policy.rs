@@ -92,6 +92,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::prize::POLICIES,
     super::mutation::voting::POLICIES,
     super::object::voting::POLICIES,
+    super::object::comment::POLICIES,
+    super::mutation::comment::POLICIES,
     super::mutation::records::POLICIES,
 ];
 

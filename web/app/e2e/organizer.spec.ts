@@ -257,8 +257,11 @@ test('an organizer invites judges, auto-assigns, watches progress live while a j
   await page.getByLabel('Place').fill('1');
   await page.getByRole('button', { name: 'Add prize' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Prize Grand prize added.' })).toBeVisible();
-  await expect(page.getByRole('table').getByRole('row').nth(1)).toContainText('place 1 overall');
+  await expect(page.getByRole('table', { name: 'Prizes' }).getByRole('row').nth(1)).toContainText('place 1 overall');
   await expect(page.getByLabel('Winner of Grand prize')).toHaveValue('');
+  // The planning aid sits beside the prizes, labelled as such.
+  await expect(page.getByRole('heading', { name: 'Where one more review matters' })).toBeVisible();
+  await expect(page.getByText('A planning aid, not a ranking')).toBeVisible();
 
   // The public results show it, to anyone.
   const d = await gql(`query($e: String!) { event(slug: $e) { results { version final ranking { rank project { title } } } } }`, { e: slug });

@@ -2,7 +2,7 @@
 // project, the published results with the forest plot, and the verify page.
 import { expect, test } from '@playwright/test';
 import { HOSTILE, publishAgain, seedPublishedEvent, type PublicSeed } from './public-seed';
-import { adminToken, BASE, checkA11y, createEvent, gql, logIn, PASSWORD, PHONE, sameOriginOnly, snapshot, unique } from './support';
+import { adminToken, BASE, checkA11y, createEvent, gql, logIn, PASSWORD, person, PHONE, sameOriginOnly, snapshot, teamWithProject, unique } from './support';
 
 let seed: PublicSeed;
 test.beforeAll(async () => {
@@ -143,6 +143,74 @@ test('a signed-in visitor registers for an event with open registration', async 
   await expect(page.getByRole('navigation', { name: 'Event' }).getByRole('link', { name: 'My team' })).toBeVisible();
   await expect(page.locator('.role-list').getByRole('link', { name: 'My project' })).toBeVisible();
   await checkA11y(page, 'the event page of a participant');
+  guard.check();
+});
+
+test('a visitor comments on a project, markup stays text, and an organizer hides the comment', async ({ page, browser }) => {
+  const guard = sameOriginOnly(page);
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  const ev = await createEvent();
+  const maker = await person(ev.slug, 'PARTICIPANT', ev.organizer.token, 'Mia Maker');
+  const { projectId } = await teamWithProject(ev.slug, maker, 'Comment Board', ev.trackIds[0]);
+  const who = { email: `${unique('commenter')}@example.org`, password: PASSWORD };
+  await gql(`mutation($e: String!, $p: String!) { signUp(email: $e, password: $p, displayName: "Cory Commenter") { token } }`, { e: who.email, p: who.password });
+  const path = `/e/${ev.slug}/projects/${encodeURIComponent(projectId)}`;
+
+  // Anonymous: an empty thread and a way to log in.
+  await page.goto(path);
+  await expect(page.getByRole('heading', { level: 2, name: 'Comments' })).toBeVisible();
+  await expect(page.getByText('No comments yet.')).toBeVisible();
+  await expect(page.getByLabel('Your comment')).toHaveCount(0);
+
+  // Signed in: a comment full of markup is posted and shown as the text it is.
+  await logIn(page, who);
+  await page.goto(path);
+  const markup = '<img src=x onerror="window.__pwned=1"><b>bold?</b> <script>window.__pwned=2</script>\nsecond line';
+  await page.getByLabel('Your comment').fill(markup);
+  await page.getByRole('button', { name: 'Post comment' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Your comment was posted.' })).toBeVisible();
+  const comment = page.getByTestId('comment');
+  await expect(comment).toHaveCount(1);
+  await expect(comment.locator('.comment-body')).toHaveText(markup);
+  await expect(comment.locator('.comment-author')).toHaveText('Cory Commenter');
+  await expect(page.locator('.comments').locator('img, b, script')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await expect(comment.getByRole('button', { name: 'Hide' })).toHaveCount(0);
+  await checkA11y(page, 'a project page with its comments');
+
+  // The organizer hides it, with a reason; they still read what it said.
+  const orgContext = await browser.newContext({ baseURL: BASE });
+  const orgPage = await orgContext.newPage();
+  await logIn(orgPage, ev.organizer);
+  await orgPage.goto(path);
+  const item = orgPage.getByTestId('comment');
+  await item.getByRole('button', { name: 'Hide' }).click();
+  await item.getByLabel('Reason for hiding').fill('Markup spam');
+  await item.getByRole('button', { name: 'Hide comment' }).click();
+  await expect(item.getByTestId('comment-hidden-note')).toHaveText('Hidden by the organizers: Markup spam');
+  await expect(item.locator('.comment-body')).toHaveText(markup);
+  await expect(item.getByRole('button', { name: 'Hide' })).toHaveCount(0);
+  await orgContext.close();
+
+  // The public sees a placeholder in its place, without the body.
+  const anonContext = await browser.newContext({ baseURL: BASE });
+  const anonPage = await anonContext.newPage();
+  await anonPage.goto(path);
+  const placeholder = anonPage.getByTestId('comment');
+  await expect(placeholder.getByTestId('comment-hidden-note')).toHaveText('This comment was hidden by the organizers.');
+  await expect(placeholder.locator('.comment-author')).toHaveText('Cory Commenter');
+  await expect(placeholder.locator('.comment-body')).toHaveCount(0);
+  await expect(anonPage.locator('.comments')).not.toContainText('bold?');
+  await anonContext.close();
+
+  // The author reads the reason.
+  await page.reload();
+  await expect(comment.getByTestId('comment-hidden-note')).toHaveText('Hidden by the organizers: Markup spam');
+  expect(dialogs, 'no script ran').toEqual([]);
   guard.check();
 });
 

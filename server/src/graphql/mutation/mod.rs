@@ -4,6 +4,7 @@
 //! share.
 
 pub mod account;
+pub mod comment;
 pub mod event;
 pub mod export;
 pub mod judging;
@@ -37,5 +38,6 @@ pub struct Mutation(
     moderation::ModerationMutation,
     prize::PrizeMutation,
     voting::VotingMutation,
+    comment::CommentMutation,
     records::RecordsMutation,
 );

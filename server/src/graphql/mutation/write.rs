@@ -4,7 +4,8 @@
 
 use async_graphql::Context;
 use entity::{
-    calibration_job, calibration_run, event, membership, prize, project, result_publication, track,
+    calibration_job, calibration_run, comment, event, membership, prize, project,
+    result_publication, track,
 };
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
@@ -154,6 +155,7 @@ replayable_row!(project, "project");
 replayable_row!(calibration_run, "run");
 replayable_row!(calibration_job, "calibration job");
 replayable_row!(prize, "prize");
+replayable_row!(comment, "comment");
 
 /// A publication with the run it publishes.
 impl Replayable for (result_publication::Model, calibration_run::Model) {

@@ -16,7 +16,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use super::audit::AuditEvent;
 use super::judging::{Assignment, AssignmentProgress, Criterion, JudgingProgress, Recusal};
 use super::people::{Invitation, OutboxMessage, Registration};
-use super::prize::{PodiumEntry, Prize};
+use super::prize::{PodiumEntry, Prize, TopUpSuggestion};
 use super::project::{DuplicateSuggestion, Project};
 use super::results::{
     CalibrationJob, CalibrationRun, Leaderboard, PublishedResults, ResultPublication,
@@ -70,6 +70,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.results", Rule::Public),
     ("Event.prizes", Rule::Public),
     ("Event.podium", Rule::Public),
+    ("Event.topUpPlan", Rule::Organizer),
     ("Event.voting", Rule::Public),
     // The caller's own ballot (by their session or their voter key).
     ("Event.myBallot", Rule::Public),
@@ -556,6 +557,36 @@ impl Event {
         Ok(prizes::podium(&all, &result, &track_of, &external_of)
             .into_iter()
             .map(|p| PodiumEntry::new(self.0.id, &result, p))
+            .collect())
+    }
+    /// Planning aid for organizers before publication, never a ranking: for each ranked
+    /// prize not assigned by hand, the projects of the latest calibration run whose rank
+    /// interval straddles the prize's cut-off (within its track for a track prize) or whose
+    /// reviews are fewer than `reviewsPerProject` near it: where one more review would
+    /// matter most. Straddling ones first, widest interval first. Empty before the first
+    /// run.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn top_up_plan(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TopUpSuggestion>> {
+        let db = &ctx.db().conn;
+        let latest = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .order_by_desc(calibration_run::Column::Id)
+            .one(db)
+            .await
+            .gql(ctx)?;
+        let Some(run) = latest else {
+            return Ok(Vec::new());
+        };
+        let all = prizes::prizes_of(db, self.0.id).await.gql(ctx)?;
+        if all.is_empty() {
+            return Ok(Vec::new());
+        }
+        let result = ctx.services().parsed_runs.get(&run).gql(ctx)?;
+        let (track_of, _) = prizes::project_maps(db, self.0.id).await.gql(ctx)?;
+        let target = u32::try_from(self.0.reviews_per_project).unwrap_or(0);
+        Ok(prizes::top_up(&all, &result.projects, &track_of, target)
+            .into_iter()
+            .map(|t| TopUpSuggestion::new(self.0.id, &result, t))
             .collect())
     }
     /// The event's community vote; null when it has none.

@@ -10,7 +10,7 @@ use super::event::Track;
 use super::project::Project;
 use super::results::{CalibratedProject, visible_project};
 use crate::calibrate::CalibrationResult;
-use crate::domain::prizes::{Placement, Source};
+use crate::domain::prizes::{Placement, Source, TopUp};
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::loaders::{LoadersExt, ProjectId, TrackId, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
@@ -29,6 +29,11 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PodiumEntry.project", Rule::Public),
     ("PodiumEntry.entry", Rule::Public),
     ("PodiumEntry.probability", Rule::Public),
+    ("TopUpSuggestion.prize", Rule::Organizer),
+    ("TopUpSuggestion.project", Rule::Organizer),
+    ("TopUpSuggestion.entry", Rule::Organizer),
+    ("TopUpSuggestion.straddlesCutOff", Rule::Organizer),
+    ("TopUpSuggestion.thinCoverage", Rule::Organizer),
 ];
 
 /// An award of an event: overall or within a track, at a position of the ranking (0 for a
@@ -149,5 +154,52 @@ impl PodiumEntry {
             .iter()
             .find(|x| x.project == p.project)?;
         Some(place.exact)
+    }
+}
+
+/// A planning aid, never a ranking: a project near a prize's cut-off in the latest
+/// calibration run, where one more review would matter most before publication.
+pub struct TopUpSuggestion {
+    event_id: i64,
+    result: Arc<CalibrationResult>,
+    top_up: TopUp,
+}
+
+impl TopUpSuggestion {
+    pub fn new(event_id: i64, result: &Arc<CalibrationResult>, top_up: TopUp) -> Self {
+        TopUpSuggestion {
+            event_id,
+            result: result.clone(),
+            top_up,
+        }
+    }
+}
+
+/// A planning aid, never a ranking: a project near a prize's cut-off in the latest
+/// calibration run, where one more review would matter most before publication.
+#[Object(guard = "FieldGuard::new(\"TopUpSuggestion\", Scope::event(self.event_id))")]
+impl TopUpSuggestion {
+    /// The prize whose cut-off it is near.
+    async fn prize(&self) -> Prize {
+        Prize(self.top_up.prize.clone())
+    }
+    /// The project; null when the caller may no longer see it.
+    async fn project(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Project>> {
+        let id = &self.result.projects[self.top_up.index].id;
+        visible_project(ctx, self.event_id, id).await
+    }
+    /// Its entry in the run: rank, 90 % rank interval, usable reviews.
+    async fn entry(&self) -> CalibratedProject {
+        CalibratedProject::at(self.event_id, &self.result, self.top_up.index)
+    }
+    /// Its rank interval holds places on both sides of the prize's cut-off: the run cannot
+    /// tell whether it wins.
+    async fn straddles_cut_off(&self) -> bool {
+        self.top_up.straddles
+    }
+    /// It has fewer usable reviews than the event asks for (`reviewsPerProject`) and its
+    /// interval reaches the cut-off.
+    async fn thin_coverage(&self) -> bool {
+        self.top_up.thin
     }
 }

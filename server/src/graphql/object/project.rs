@@ -4,11 +4,14 @@
 
 use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
-use entity::project;
+use entity::{comment, project};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
+use super::comment::Comment;
 use super::event::{Event, Team, Track};
 use super::judging::Review;
 use crate::domain::{Role, json_list};
+use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
 use crate::graphql::loaders::{
@@ -37,6 +40,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     // Filtered by the resolver: organizers all, a judge their own, others none.
     ("Project.reviews", Rule::VisibleOrOwnTeam),
     ("Project.feedback", Rule::OwnTeam),
+    // The thread of whoever may see the project; hidden comments are masked per field.
+    ("Project.comments", Rule::VisibleOrOwnTeam),
     // The organizers' moderation, shown to the project's team and the organizers.
     ("Project.hiddenReason", Rule::OwnTeam),
     ("Project.disqualifiedReason", Rule::OwnTeam),
@@ -206,6 +211,30 @@ impl Project {
                 (organizer || judge_user == user.id).then_some(Review { row, judge_user })
             })
             .collect())
+    }
+    /// The project's public thread, oldest first. Only submitted projects take comments.
+    /// A comment an organizer hid keeps its place as a placeholder (`hidden: true`, `body:
+    /// null`) for everyone but the event's organizers and its author, so `totalCount`
+    /// counts it too.
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn comments(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Comment>> {
+        page(
+            ctx,
+            comment::Entity::find().filter(comment::Column::ProjectId.eq(self.0.id)),
+            comment::Column::Id,
+            |c| c.id,
+            first,
+            after,
+            Comment,
+        )
+        .await
     }
     /// The judges' comments on this project, without names: for the project's team once
     /// results are published, if the event enables it.

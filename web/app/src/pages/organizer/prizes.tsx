@@ -20,6 +20,16 @@ const PrizesQuery = graphql(`
   }
 `);
 
+const TopUpQuery = graphql(`
+  query PrizeTopUp($slug: String!) {
+    event(slug: $slug) {
+      id
+      reviewsPerProject
+      topUpPlan { prize { id name } straddlesCutOff thinCoverage entry { projectExternalId rank rankLow rankHigh reviews project { id title } } }
+    }
+  }
+`);
+
 const CreatePrize = graphql(`
   mutation CreatePrize($event: String!, $input: PrizeInput!) {
     createPrize(event: $event, input: $input) { id name }
@@ -100,6 +110,7 @@ export function PrizesPage({ slug }: { slug: string }) {
         </Table>
       )}
       <ErrorNote error={assign.error} />
+      <TopUpPlan slug={slug} />
       <form
         class="narrow"
         aria-labelledby="add-prize-h"
@@ -130,5 +141,53 @@ export function PrizesPage({ slug }: { slug: string }) {
         </button>
       </form>
     </OrgPage>
+  );
+}
+
+/** Where one more review would matter most before publication: a planning aid from the
+ *  latest calibration run, never a ranking. */
+function TopUpPlan({ slug }: { slug: string }) {
+  const q = useQuery(TopUpQuery, { slug });
+  const e = q.data?.event;
+  const rows = e?.topUpPlan ?? [];
+  return (
+    <section aria-labelledby="top-up-h">
+      <h2 id="top-up-h">Where one more review matters</h2>
+      <p class="muted">
+        A planning aid, not a ranking: from the latest calibration run, the projects whose rank interval holds places on both sides of a prize&apos;s cut-off, or
+        that have fewer than {e?.reviewsPerProject ?? 'the asked'} reviews near it. Assign them another judge before you publish.
+      </p>
+      <ErrorNote error={q.error} />
+      {q.loading && !q.data ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <p class="muted">Nothing to top up (or no calibration run yet).</p>
+      ) : (
+        <Table caption="Projects near a prize's cut-off">
+          <thead>
+            <tr>
+              <th scope="col">Prize</th>
+              <th scope="col">Project</th>
+              <th scope="col">Rank (90 % interval)</th>
+              <th scope="col">Reviews</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={`${r.prize.id}-${r.entry.projectExternalId}`}>
+                <td>{r.prize.name}</td>
+                <th scope="row">{r.entry.project?.title ?? r.entry.projectExternalId}</th>
+                <td>
+                  {r.entry.rank ?? '—'} ({r.entry.rankLow}–{r.entry.rankHigh})
+                </td>
+                <td>{r.entry.reviews}</td>
+                <td>{[r.straddlesCutOff && 'could be on either side', r.thinCoverage && 'few reviews'].filter(Boolean).join('; ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </section>
   );
 }

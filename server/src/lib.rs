@@ -29,6 +29,7 @@ pub mod db;
 pub mod demo;
 pub mod domain;
 pub mod error;
+pub mod event_bundle;
 pub mod graphql;
 pub mod http;
 pub mod mail;

@@ -59,6 +59,12 @@ enum Command {
     /// Published results: export and offline verification.
     #[command(subcommand)]
     Results(ResultsCmd),
+    /// Signed event bundles: an event's structure and people, for another deployment.
+    #[command(subcommand)]
+    Event(EventCmd),
+    /// Participation records: offline verification.
+    #[command(subcommand)]
+    Record(RecordCmd),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(BenchCmd),
@@ -180,6 +186,59 @@ enum ResultsCmd {
         /// Trust only the key with this SHA-256 fingerprint (hex; the deployment publishes
         /// it at /.well-known/verdict-signing-key). Without --key or --public-key the key
         /// inside the bundle is trusted, and the verifier says so.
+        #[arg(long, value_name = "FINGERPRINT", conflicts_with = "public_key")]
+        key: Option<String>,
+        /// Trust only this Ed25519 public key (PEM file).
+        #[arg(long, value_name = "FILE")]
+        public_key: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum EventCmd {
+    /// Write the event as one signed JSON document (verdict.event-bundle.v1): settings,
+    /// tracks, rubric, people, roles, teams, projects, prizes, the vote's configuration;
+    /// no reviews, scores, results, audit chain or passwords. Never overwrites FILE.
+    Export {
+        /// The event's slug.
+        #[arg(long)]
+        event: String,
+        /// The file to write.
+        file: std::path::PathBuf,
+    },
+    /// Verify a bundle's signature, then import it as a new event (invite-only, nothing
+    /// published, no passwords). An existing external id or slug is refused (CONFLICT) and
+    /// nothing is written.
+    Import {
+        /// The bundle written by `event export`.
+        file: std::path::PathBuf,
+        /// Trust the key with this SHA-256 fingerprint (a bundle from another deployment).
+        /// Without --key or --public-key, only this deployment's key is trusted.
+        #[arg(long, value_name = "FINGERPRINT", conflicts_with = "public_key")]
+        key: Option<String>,
+        /// Trust this Ed25519 public key (PEM file).
+        #[arg(long, value_name = "FILE")]
+        public_key: Option<std::path::PathBuf>,
+        /// Import under this slug instead of the bundle's.
+        #[arg(long)]
+        slug: Option<String>,
+        /// Import under this external id instead of the bundle's.
+        #[arg(long)]
+        external_id: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum RecordCmd {
+    /// Offline: check a participation record (the text `participationRecord` returned,
+    /// byte for byte) against a deployment's key, without the server. Exit 0 on PASS, 1
+    /// saying what failed.
+    Verify {
+        /// The record document (JSON).
+        file: std::path::PathBuf,
+        /// Trust only the key with this SHA-256 fingerprint (hex; the deployment publishes
+        /// it at /.well-known/verdict-signing-key). Without --key or --public-key the key
+        /// inside the record is trusted, and the verifier says so.
         #[arg(long, value_name = "FINGERPRINT", conflicts_with = "public_key")]
         key: Option<String>,
         /// Trust only this Ed25519 public key (PEM file).
@@ -369,6 +428,73 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
                 return Ok(ExitCode::FAILURE);
             }
         }
+        Command::Event(EventCmd::Export { event, file }) => {
+            let db = open(&cli.store).await?;
+            let signer = signing_key(&db, &cli.store).await?;
+            let text = verdict::event_bundle::export(&db.conn, &signer, &event).await?;
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+                .map_err(|e| AppError::bad_input("FILE", format!("{}: {e}", file.display())))?;
+            std::io::Write::write_all(&mut out, text.as_bytes())
+                .map_err(|e| AppError::Internal(format!("cannot write {}: {e}", file.display())))?;
+            println!("event bundle written to {}", file.display());
+        }
+        Command::Event(EventCmd::Import {
+            file,
+            key,
+            public_key,
+            slug,
+            external_id,
+        }) => {
+            use verdict::crypto::signing::PublicKey;
+            let text = std::fs::read(&file)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| {
+                    AppError::bad_input("file", format!("cannot read {} as text", file.display()))
+                })?;
+            let db = open(&cli.store).await?;
+            let trusted: PublicKey = match (key, public_key) {
+                (Some(f), _) => verdict::event_bundle::embedded_key(&text)
+                    .filter(|k| f.trim().eq_ignore_ascii_case(&k.fingerprint()))
+                    .ok_or_else(|| {
+                        AppError::bad_input("key", "the bundle is not signed by the pinned key")
+                    })?,
+                (None, Some(path)) => {
+                    let pem = std::fs::read_to_string(&path).map_err(|e| {
+                        AppError::bad_input("public-key", format!("{}: {e}", path.display()))
+                    })?;
+                    PublicKey::from_pem(&pem)?
+                }
+                (None, None) => signing_key(&db, &cli.store).await?.public(),
+            };
+            // Verified before the transaction opens: a refused bundle writes nothing.
+            let contents = verdict::event_bundle::verify(&text, &trusted)?;
+            let txn = db.write().await?;
+            let (event, counts) = verdict::event_bundle::import(
+                &txn,
+                &contents,
+                slug.as_deref(),
+                external_id.as_deref(),
+            )
+            .await?;
+            txn.commit().await?;
+            println!(
+                "imported {} ({}) from a bundle signed by {}: {} rows inserted {}",
+                event.slug,
+                event.external_id,
+                trusted.fingerprint(),
+                counts.total(),
+                serde_json::to_string(&counts).unwrap_or_default()
+            );
+        }
+        Command::Record(RecordCmd::Verify {
+            file,
+            key,
+            public_key,
+        }) => return Ok(verify_record(&file, key, public_key)),
         Command::Serve(cfg) => serve(cli.store, cfg).await?,
         Command::Invite { event, send, mail } => {
             let db = open(&cli.store).await?;
@@ -446,6 +572,90 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `verdict record verify`: pins the key like `results verify` (a fingerprint or a PEM
+/// file; unpinned, the record's own key, said aloud), then checks the record with it.
+fn verify_record(
+    file: &std::path::Path,
+    fingerprint: Option<String>,
+    public_key: Option<std::path::PathBuf>,
+) -> ExitCode {
+    use verdict::crypto::signing::PublicKey;
+    use verdict::domain::records::{self, Invalid};
+    let fail = |why: String| {
+        println!("FAIL  {why}");
+        println!("FAIL");
+        ExitCode::FAILURE
+    };
+    let text = match std::fs::read(file).map(String::from_utf8) {
+        Ok(Ok(t)) => t,
+        Ok(Err(_)) => return fail(format!("{} is not UTF-8", file.display())),
+        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+    };
+    let embedded = records::embedded_key(&text);
+    let key: PublicKey = match (fingerprint, public_key) {
+        (Some(f), _) => {
+            match embedded.filter(|k| f.trim().eq_ignore_ascii_case(&k.fingerprint())) {
+                Some(k) => {
+                    println!("key   pinned: {}", k.fingerprint());
+                    k
+                }
+                None => return fail(format!("the record is not signed by the pinned key {f}")),
+            }
+        }
+        (None, Some(path)) => {
+            match std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|pem| PublicKey::from_pem(&pem).ok())
+            {
+                Some(k) => {
+                    println!("key   pinned: {}", k.fingerprint());
+                    k
+                }
+                None => {
+                    return fail(format!(
+                        "{} is not a readable Ed25519 public key",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        (None, None) => match embedded {
+            Some(k) => {
+                let f = k.fingerprint();
+                println!("key   {f} (taken from the record: pin it with --key {f})");
+                k
+            }
+            None => return fail("the record carries no readable public key".into()),
+        },
+    };
+    match records::verify(&text, &key) {
+        Ok(r) => {
+            println!(
+                "ok    {} ({}) in {} ({}): roles {}; judged {}, built {}; issued {}",
+                r.person.display_name,
+                r.person.email,
+                r.event.name,
+                r.event.external_id,
+                r.roles.join(", "),
+                r.judged.len(),
+                r.built.len(),
+                r.issued_at
+            );
+            println!("PASS");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(
+            match e {
+                Invalid::NotJson => "not JSON",
+                Invalid::NotARecord => "not a participation record byte for byte as issued",
+                Invalid::OtherKey => "signed by another key than the trusted one",
+                Invalid::BadSignature => "the signature (verdict.participation.v1) does not match",
+            }
+            .into(),
+        ),
+    }
 }
 
 /// `serve --demo`: seeds the bundled demo on first start (see [`verdict::demo`]) and prints

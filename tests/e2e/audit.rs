@@ -59,7 +59,8 @@ enum Outcome {
     Succeeds,
     /// It is refused with an error code and appends nothing.
     Refused,
-    /// It succeeds and writes nothing: only `autoAssign(apply: false)`, a dry run.
+    /// It succeeds and writes nothing: `autoAssign(apply: false)`, a dry run, and
+    /// `verifyRecord`, a pure check.
     DryRun,
 }
 use Outcome::{DryRun, Refused, Succeeds};
@@ -603,6 +604,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     people_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
     voting_steps(&mut steps, admin, &t).await;
+    record_steps(&mut steps, &event, &t).await;
 
     // Every mutation of the schema was run both ways above: one that is added without a
     // step here fails this test.
@@ -1509,6 +1511,56 @@ async fn voting_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
             None,
             confirm,
             json!({ "t": token }),
+        )
+        .await;
+}
+
+/// Participation records: issuing one appends `record.issued`; verifying one writes
+/// nothing (a pure check the contract puts among the mutations), so its success is a
+/// [`DryRun`] counted as succeeded by hand.
+async fn record_steps(steps: &mut Steps<'_>, event: &str, t: &str) {
+    let app = steps.app;
+    let member = app.sign_up(&format!("rec-{t}@example.org")).await;
+    app.register(&member, event).await;
+    let issue = "mutation($e: String!) { participationRecord(event: $e) }";
+    let r = steps
+        .step(
+            Succeeds,
+            "participationRecord",
+            Some(&member),
+            issue,
+            json!({ "e": event }),
+        )
+        .await;
+    let document = str_at(&r, "/data/participationRecord");
+    steps
+        .step(
+            Refused,
+            "participationRecord (anonymous)",
+            None,
+            issue,
+            json!({ "e": event }),
+        )
+        .await;
+    let verify = "mutation($d: String!) { verifyRecord(document: $d) }";
+    let r = steps
+        .step(
+            DryRun,
+            "verifyRecord",
+            None,
+            verify,
+            json!({ "d": document }),
+        )
+        .await;
+    assert_eq!(r["data"]["verifyRecord"], true, "{r}");
+    steps.succeeded.insert("verifyRecord".to_string());
+    steps
+        .step(
+            Refused,
+            "verifyRecord (not JSON)",
+            None,
+            verify,
+            json!({ "d": "not a record" }),
         )
         .await;
 }

@@ -18,6 +18,8 @@ use crate::error::{AppError, AppResult};
 pub const RUN_TAG: &str = "verdict.run.v1";
 pub const CHECKPOINT_TAG: &str = "verdict.checkpoint.v1";
 pub const PUBLICATION_TAG: &str = "verdict.publication.v1";
+pub const PARTICIPATION_TAG: &str = "verdict.participation.v1";
+pub const EVENT_BUNDLE_TAG: &str = "verdict.event-bundle.v1";
 
 /// The signing key of this deployment. Never served, never logged.
 pub struct Signer25519 {

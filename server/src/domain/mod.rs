@@ -24,6 +24,7 @@ pub mod moderation;
 pub mod outbox;
 pub mod prizes;
 pub mod projects;
+pub mod records;
 pub mod recovery;
 pub mod results;
 pub mod teams;

@@ -94,6 +94,7 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::voting::POLICIES,
     super::object::comment::POLICIES,
     super::mutation::comment::POLICIES,
+    super::mutation::records::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

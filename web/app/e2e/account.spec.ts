@@ -1,5 +1,6 @@
 // The account pages: signing up, logging in and out, the account page (events, API
 // tokens) and the links from mail refusing a bad token as the server says.
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { checkA11y, createEvent, gql, invite, PASSWORD, person, sameOriginOnly, unique } from './support';
 
@@ -108,6 +109,16 @@ test('someone with an account logs in on an invitation page and accepts it as th
   await expect(roles).toContainText('Judge');
   await expect(roles).toContainText('Organizer');
   await expect(roles.getByRole('link', { name: 'Organize' })).toHaveAttribute('href', `/e/${ev.slug}/admin`);
+  // Their signed participation record, downloaded as issued, verifies.
+  const item = page.getByRole('listitem').filter({ has: page.getByRole('link', { name: `Browser ${ev.slug}` }) });
+  const downloading = page.waitForEvent('download');
+  await item.getByRole('button', { name: 'Download my participation record' }).click();
+  const file = await downloading;
+  expect(file.suggestedFilename()).toBe(`${ev.slug}-participation-record.json`);
+  const text = readFileSync((await file.path())!, 'utf8');
+  expect(JSON.parse(text).record.roles).toEqual(['judge', 'organizer']);
+  const checked = await gql<{ verifyRecord: boolean }>('mutation($d: String!) { verifyRecord(document: $d) }', { d: text });
+  expect(checked.verifyRecord).toBe(true);
   // The link is used up now, and says so as the server does.
   await page.goto(path);
   await page.getByRole('button', { name: 'Accept as Jo Judge' }).click();

@@ -12,6 +12,7 @@ pub mod moderation;
 pub mod people;
 pub mod prize;
 pub mod project;
+pub mod records;
 pub mod results;
 pub mod voting;
 mod write;
@@ -38,4 +39,5 @@ pub struct Mutation(
     prize::PrizeMutation,
     voting::VotingMutation,
     comment::CommentMutation,
+    records::RecordsMutation,
 );

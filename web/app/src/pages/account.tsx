@@ -6,7 +6,7 @@ import { request, useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, navigate } from '../router';
 import { useSession, ViewerQuery, type Viewer } from '../session';
-import { Badge, CopyButton, ErrorNote, Field, Loading, Notice, Page, Select, Table, When } from '../ui';
+import { Badge, CopyButton, download, ErrorNote, Field, Loading, Notice, Page, Select, Table, When } from '../ui';
 import './account.css';
 
 const LogIn = graphql(`
@@ -59,6 +59,9 @@ const CreateApiToken = graphql(`
   mutation CreateApiToken($label: String!, $scope: ApiTokenScope, $expiresAt: DateTime) {
     createApiToken(label: $label, scope: $scope, expiresAt: $expiresAt) { token apiToken { id label } }
   }
+`);
+const ParticipationRecord = graphql(`
+  mutation ParticipationRecord($event: String!) { participationRecord(event: $event) }
 `);
 const RevokeApiToken = graphql(`
   mutation RevokeApiToken($id: ID!) { revokeApiToken(id: $id) { id revokedAt } }
@@ -354,11 +357,34 @@ function MyEvents({ memberships }: { memberships: AccountData['memberships'] }) 
                   </li>
                 ))}
               </ul>
+              <RecordButton slug={e.slug} />
             </li>
           ))}
         </ul>
       )}
     </Section>
+  );
+}
+
+/** Downloads the caller's signed participation record of one event, byte for byte as the
+ * server issued it (any change makes it fail verification). */
+function RecordButton({ slug }: { slug: string }) {
+  const m = useMutation(ParticipationRecord);
+  return (
+    <div class="acct-record">
+      <button
+        type="button"
+        class="secondary"
+        disabled={m.loading}
+        onClick={async () => {
+          const d = await m.run({ event: slug });
+          if (d) download(`${slug}-participation-record.json`, d.participationRecord, 'application/json');
+        }}
+      >
+        Download my participation record
+      </button>
+      <ErrorNote error={m.error} />
+    </div>
   );
 }
 

@@ -32,5 +32,6 @@ mod subscription;
 mod teams;
 mod throttle;
 mod voting;
+mod webhooks;
 mod websocket;
 mod windows;

@@ -92,6 +92,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::prize::POLICIES,
     super::mutation::voting::POLICIES,
     super::object::voting::POLICIES,
+    super::mutation::webhooks::POLICIES,
+    super::object::webhooks::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

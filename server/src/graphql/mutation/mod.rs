@@ -13,6 +13,7 @@ pub mod prize;
 pub mod project;
 pub mod results;
 pub mod voting;
+pub mod webhooks;
 mod write;
 
 use async_graphql::MergedObject;
@@ -36,4 +37,5 @@ pub struct Mutation(
     moderation::ModerationMutation,
     prize::PrizeMutation,
     voting::VotingMutation,
+    webhooks::WebhookMutation,
 );

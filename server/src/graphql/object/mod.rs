@@ -12,3 +12,4 @@ pub mod project;
 pub mod results;
 pub mod user;
 pub mod voting;
+pub mod webhooks;

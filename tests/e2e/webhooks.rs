@@ -22,6 +22,7 @@ e2e! {
     private_addresses_are_refused_and_never_contacted,
     redirects_are_not_followed ["--allow-loopback-webhooks"],
     failures_are_retried_then_retried_by_hand ["--allow-loopback-webhooks", "--webhook-backoff-ms", "20"],
+    a_silent_receiver_times_out_after_five_seconds ["--allow-loopback-webhooks"],
     the_connect_time_check_refuses_what_registration_allowed ["--allow-loopback-webhooks"],
 }
 
@@ -35,7 +36,7 @@ const HOOKS: &str = "query($e: String!) { event(slug: $e) { webhooks { id url ac
      createdAt deliveries(first: 5) { totalCount nodes { id status } } } } }";
 const DELIVERIES: &str = "query($e: String!) { event(slug: $e) { webhookDeliveries(first: 50) { \
      totalCount nodes { id webhook seq action body status attemptCount lastStatusCode lastError \
-     attempts { attempt statusCode error } } } } }";
+     attempts { attempt statusCode error durationMs } } } } }";
 const RETRY: &str =
     "mutation($id: ID!) { retryWebhookDelivery(id: $id) { id status attemptCount } }";
 const ACTIVE: &str =
@@ -49,7 +50,8 @@ pub(crate) struct Receipt {
 }
 
 /// An HTTP receiver on 127.0.0.1 that counts every connection it accepts and answers each
-/// request with the status it is set to (and `Location` when it is set).
+/// request with the status it is set to (and `Location` when it is set); with status 0 it
+/// never answers.
 pub(crate) struct Receiver {
     port: u16,
     connections: Arc<AtomicUsize>,
@@ -140,6 +142,10 @@ async fn serve(
         .expect("receipts")
         .push(Receipt { headers, body });
     let code = status.load(Ordering::SeqCst);
+    if code == 0 {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        return Ok(());
+    }
     let location = location
         .map(|l| format!("Location: {l}\r\n"))
         .unwrap_or_default();
@@ -479,6 +485,30 @@ async fn failures_are_retried_then_retried_by_hand(app: App) {
     assert_eq!(d["attempts"][8]["statusCode"], 200);
     let r = app.gql_as(&s.organizer_a, RETRY, json!({ "id": id })).await;
     assert_code(&r, "CONFLICT");
+}
+
+async fn a_silent_receiver_times_out_after_five_seconds(app: App) {
+    let s = app.scenario().await;
+    let rx = Receiver::start(0, None).await;
+    register(&app, &s.organizer_a, &s.event_a, &rx.url("/silent"), None).await;
+    add_track(&app, &s, "Unanswered").await;
+    let all = wait_for(&app, &s.organizer_a, &s.event_a, "timed out", |d| {
+        d.len() == 1 && d[0]["attempts"].as_array().is_some_and(|a| !a.is_empty())
+    })
+    .await;
+    let a = &all[0]["attempts"][0];
+    assert!(a["statusCode"].is_null(), "{a}");
+    let ms = a["durationMs"].as_i64().expect("durationMs");
+    assert!(
+        (4_500..10_000).contains(&ms),
+        "the attempt gave up after {ms} ms"
+    );
+    assert!(
+        a["error"].as_str().is_some_and(|e| e.contains("timed out")),
+        "{a}"
+    );
+    assert_eq!(rx.receipts().len(), 1);
+    assert_eq!(all[0]["status"], "PENDING");
 }
 
 async fn the_connect_time_check_refuses_what_registration_allowed(app: App) {

@@ -184,6 +184,7 @@ impl WebhookDelivery {
         &self.row.action
     }
     /// The webhook's id.
+    #[graphql(complexity = "cost::load(child_complexity)")]
     async fn webhook(&self, ctx: &Context<'_>) -> async_graphql::Result<ID> {
         let w = webhook::Entity::find_by_id(self.row.webhook_id)
             .one(&ctx.db().conn)

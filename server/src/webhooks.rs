@@ -347,6 +347,8 @@ struct Outcome {
     elapsed: Duration,
     status: Option<u16>,
     error: Option<String>,
+    /// Not worth another attempt: the webhook was switched off.
+    give_up: bool,
 }
 
 impl Outcome {
@@ -369,9 +371,13 @@ async fn attempt(
         elapsed: clock.elapsed(),
         status,
         error,
+        give_up: false,
     };
     let Some(hook) = hook.filter(|h| h.active) else {
-        return done(None, Some("the webhook is inactive".into()));
+        return Outcome {
+            give_up: true,
+            ..done(None, Some("the webhook is inactive".into()))
+        };
     };
     // Checked again now: an IP literal here, a name by the client's guarded resolver.
     let url = match parse_url(&hook.url) {
@@ -493,7 +499,7 @@ async fn record(
                 webhook_delivery::Column::DeliveredAt,
                 Expr::value(Some(now)),
             )
-    } else if d.attempts >= MAX_ATTEMPTS {
+    } else if d.attempts >= MAX_ATTEMPTS || o.give_up {
         update.col_expr(
             webhook_delivery::Column::Status,
             Expr::value(DeliveryStatus::Failed),

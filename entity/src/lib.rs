@@ -37,12 +37,18 @@ pub mod vote;
 pub mod vote_allowlist;
 pub mod vote_campaign;
 pub mod voter;
+pub mod webhook;
+pub mod webhook_attempt;
+pub mod webhook_delivery;
 
 #[cfg(test)]
 mod tests {
     use sea_orm::ActiveEnum;
 
-    use super::{api_token, assignment, event, membership, outbox_message, project, vote_campaign};
+    use super::{
+        api_token, assignment, event, membership, outbox_message, project, vote_campaign,
+        webhook_delivery,
+    };
 
     /// `'a', 'b', 'c'`: the values of `E` as a CHECK constraint lists them, in order.
     fn check_list<E: ActiveEnum<Value = String>>() -> String {
@@ -59,6 +65,7 @@ mod tests {
         let judging = include_str!("../../migration/src/m20261130_000002_judging.rs");
         let people = include_str!("../../migration/src/m20261201_000001_people.rs");
         let voting = include_str!("../../migration/src/m20261202_000001_voting.rs");
+        let webhooks = include_str!("../../migration/src/m20261202_000003_webhooks.rs");
         for (sql, check) in [
             (
                 core,
@@ -101,6 +108,13 @@ mod tests {
             (
                 voting,
                 format!("mode IN ({})", check_list::<vote_campaign::VotingMode>()),
+            ),
+            (
+                webhooks,
+                format!(
+                    "status IN ({})",
+                    check_list::<webhook_delivery::DeliveryStatus>()
+                ),
             ),
         ] {
             assert!(sql.contains(&check), "no migration says {check}");

@@ -13,6 +13,7 @@ mod m20261201_000004_calibration_jobs;
 mod m20261201_000005_prizes;
 mod m20261202_000001_voting;
 mod m20261202_000002_comments;
+mod m20261202_000003_webhooks;
 mod sql;
 
 pub struct Migrator;
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000005_prizes::Migration),
             Box::new(m20261202_000001_voting::Migration),
             Box::new(m20261202_000002_comments::Migration),
+            Box::new(m20261202_000003_webhooks::Migration),
         ]
     }
 }

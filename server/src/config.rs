@@ -63,7 +63,40 @@ pub struct ServeConfig {
     pub mail: MailConfig,
 
     #[command(flatten)]
+    pub webhooks: WebhookConfig,
+
+    #[command(flatten)]
     pub limits: Limits,
+}
+
+/// Webhooks: what their receivers may be, and how deliveries are retried.
+#[derive(Args, Clone, Debug)]
+pub struct WebhookConfig {
+    /// FOR TESTS ONLY: allow webhook receivers on loopback addresses (127.0.0.0/8, ::1),
+    /// so a test can receive deliveries on its own machine. Every other private, link-local
+    /// or reserved address stays refused. Never set this in production: it lets organizers
+    /// make the server send requests to services on its own host.
+    #[arg(long, env = "VERDICT_ALLOW_LOOPBACK_WEBHOOKS")]
+    pub allow_loopback_webhooks: bool,
+
+    /// Tests only: the wait before a delivery's second attempt, in milliseconds (each later
+    /// wait doubles).
+    #[arg(
+        long,
+        env = "VERDICT_WEBHOOK_BACKOFF_MS",
+        default_value_t = 30_000,
+        hide = true
+    )]
+    pub webhook_backoff_ms: u64,
+}
+
+impl WebhookConfig {
+    pub fn settings(&self) -> crate::webhooks::Settings {
+        crate::webhooks::Settings {
+            allow_loopback: self.allow_loopback_webhooks,
+            backoff_base: std::time::Duration::from_millis(self.webhook_backoff_ms.max(1)),
+        }
+    }
 }
 
 /// Mail: where links point and how messages leave (`serve`, `invite`).

@@ -12,6 +12,7 @@
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
 //! - [`http`]: the axum router that serves it all; authentication happens there.
 //! - [`mail`]: the worker that delivers the outbox over SMTP.
+//! - [`webhooks`]: the SSRF gate, delivery signatures, and the worker that sends deliveries.
 //! - [`memo`]: a bounded map of immutable values shared by every request.
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
@@ -36,3 +37,4 @@ pub mod mail;
 pub mod memo;
 pub mod planner;
 pub mod web;
+pub mod webhooks;

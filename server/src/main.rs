@@ -703,6 +703,18 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     if let Some(smtp) = smtp {
         tokio::spawn(verdict::mail::run(db.clone(), smtp, mail.clone()));
     }
+    let webhooks = cfg.webhooks.settings();
+    if webhooks.allow_loopback {
+        tracing::warn!(
+            "webhooks may reach loopback addresses (--allow-loopback-webhooks): for tests only"
+        );
+    }
+    let webhook_wake = verdict::webhooks::Wake::default();
+    tokio::spawn(verdict::webhooks::run(
+        db.clone(),
+        webhooks.clone(),
+        webhook_wake.clone(),
+    ));
     let services = Services {
         signer,
         db,
@@ -716,6 +728,8 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         calibrations: Default::default(),
         links: Links::new(&public_url),
         mail,
+        webhook_wake,
+        webhooks,
     };
     if services.db.backend() == sea_orm::DbBackend::Postgres {
         // Other processes may share this database: hear their commits (and ours) from it.

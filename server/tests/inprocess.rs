@@ -112,6 +112,8 @@ fn services(db: &Db) -> Services {
         calibrations: Default::default(),
         links: verdict::domain::outbox::Links::new("http://verdict.test"),
         mail: Default::default(),
+        webhook_wake: Default::default(),
+        webhooks: Default::default(),
     }
 }
 

@@ -9,7 +9,12 @@ use serde_json::{Value, json};
 use crate::harness::{App, PASSWORD, error_code, op, str_at, tiny_fixture, unique};
 
 e2e! {
-    every_mutation_appends_exactly_one_audit_event,
+    // Webhooks: a receiver on 127.0.0.1 that fails fast enough to retry by hand.
+    every_mutation_appends_exactly_one_audit_event [
+        "--allow-loopback-webhooks",
+        "--webhook-backoff-ms",
+        "20"
+    ],
     concurrent_burst_keeps_the_chain_intact,
     tampering_is_detected,
 }
@@ -605,6 +610,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     judging_steps(&mut steps, admin, &t).await;
     voting_steps(&mut steps, admin, &t).await;
     record_steps(&mut steps, &event, &t).await;
+    webhook_steps(&mut steps, admin, &t).await;
 
     // Every mutation of the schema was run both ways above: one that is added without a
     // step here fails this test.
@@ -1561,6 +1567,88 @@ async fn record_steps(steps: &mut Steps<'_>, event: &str, t: &str) {
             None,
             verify,
             json!({ "d": "not a record" }),
+        )
+        .await;
+}
+
+/// Webhooks: one registered (a private address refused), switched, and a delivery that
+/// failed eight times retried by hand (CONFLICT once it is no longer failed).
+async fn webhook_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
+    let app = steps.app;
+    let admin_token = admin.expect("admin");
+    let event = format!("hooks-{t}");
+    let now = chrono::Utc::now();
+    let d = |hours: i64| crate::harness::rfc3339(now + chrono::Duration::hours(hours));
+    let input = json!({ "slug": event, "name": "Hooks", "submissionsOpen": d(-24),
+        "submissionsClose": d(24), "registration": "OPEN" });
+    app.ok(admin, op("CreateEvent"), json!({ "input": input }))
+        .await;
+    let rx = crate::webhooks::Receiver::start(500, None).await;
+    let register = "mutation($e: String!, $u: String!) { \
+        registerWebhook(event: $e, url: $u, actions: [\"track.\"]) { webhook { id } } }";
+    let r = steps
+        .step(
+            Succeeds,
+            "registerWebhook",
+            admin,
+            register,
+            json!({ "e": event, "u": rx.url("/hook") }),
+        )
+        .await;
+    let hook = str_at(&r, "/data/registerWebhook/webhook/id");
+    steps
+        .step(
+            Refused,
+            "registerWebhook (cloud metadata address)",
+            admin,
+            register,
+            json!({ "e": event, "u": "http://169.254.169.254/" }),
+        )
+        .await;
+    let active =
+        "mutation($id: ID!, $a: Boolean!) { setWebhookActive(id: $id, active: $a) { active } }";
+    steps
+        .step(
+            Succeeds,
+            "setWebhookActive",
+            admin,
+            active,
+            json!({ "id": hook, "a": true }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "setWebhookActive (unknown)",
+            admin,
+            active,
+            json!({ "id": "whk.unknown", "a": false }),
+        )
+        .await;
+    app.create_track(admin_token, &event, "Heard").await;
+    let failed = crate::webhooks::wait_for(app, admin_token, &event, "failed", |d| {
+        d.len() == 1 && d[0]["status"] == "FAILED"
+    })
+    .await;
+    let delivery = str_at(&failed[0], "/id");
+    rx.status.store(200, std::sync::atomic::Ordering::SeqCst);
+    let retry = "mutation($id: ID!) { retryWebhookDelivery(id: $id) { status } }";
+    steps
+        .step(
+            Succeeds,
+            "retryWebhookDelivery",
+            admin,
+            retry,
+            json!({ "id": delivery }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "retryWebhookDelivery (no longer failed)",
+            admin,
+            retry,
+            json!({ "id": delivery }),
         )
         .await;
 }

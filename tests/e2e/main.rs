@@ -35,5 +35,6 @@ mod subscription;
 mod teams;
 mod throttle;
 mod voting;
+mod webhooks;
 mod websocket;
 mod windows;

@@ -18,6 +18,9 @@
 //!   ([`crate::crypto::sha256_fields`]).
 //! - The first row's `prev_hash` is 64 zeros; each later row's is the previous `row_hash`.
 //!
+//! The append also writes the event's webhook deliveries ([`deliveries`]), in the same
+//! transaction: a delivery exists exactly when its audit event does.
+//!
 //! `seq` comes from the single `audit_head` row, locked for the transaction, never from an
 //! auto-increment (sequences gap on rollback). The database itself refuses updates and
 //! deletes of audit rows, and refuses an append that does not extend the head.
@@ -28,6 +31,8 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect,
 };
+
+pub mod deliveries;
 
 use crate::crypto::{canonical_json, sha256_fields, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -155,21 +160,25 @@ pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64>
         &entry.object_id,
         &payload_hash,
     );
-    audit_event::Entity::insert(audit_event::ActiveModel {
-        seq: Set(seq),
-        occurred_at: Set(occurred_at),
-        actor: Set(entry.actor),
-        event: Set(entry.event),
-        action: Set(entry.action.to_owned()),
-        object_type: Set(entry.object_type.to_owned()),
-        object_id: Set(entry.object_id),
-        payload: Set(payload),
-        payload_hash: Set(payload_hash),
-        prev_hash: Set(head.head_hash),
-        row_hash: Set(hash.clone()),
-    })
-    .exec_without_returning(txn)
-    .await?;
+    let row = audit_event::Model {
+        seq,
+        occurred_at,
+        actor: entry.actor,
+        event: entry.event,
+        action: entry.action.to_owned(),
+        object_type: entry.object_type.to_owned(),
+        object_id: entry.object_id,
+        payload,
+        payload_hash,
+        prev_hash: head.head_hash,
+        row_hash: hash.clone(),
+    };
+    audit_event::Entity::insert(audit_event::ActiveModel::from(row.clone()))
+        .exec_without_returning(txn)
+        .await?;
+    if !row.event.is_empty() {
+        deliveries::enqueue(txn, &row).await?;
+    }
     audit_head::Entity::update(audit_head::ActiveModel {
         id: Set(1),
         seq: Set(seq),

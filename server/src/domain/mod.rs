@@ -30,6 +30,7 @@ pub mod results;
 pub mod teams;
 pub mod validate;
 pub mod voting;
+pub mod webhooks;
 
 /// Now, by the database's clock, read in `db` (a mutation's transaction): the one clock
 /// of every window check and every timestamp a mutation writes. See [`crate::db::now`] for

@@ -36,7 +36,7 @@ pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M
     use super::object::{
         audit::AuditEvent, comment::Comment, event::Event, event::Team, judging::Assignment,
         people::Invitation, people::OutboxMessage, project::Project, results::CalibratedProject,
-        user::Membership,
+        user::Membership, webhooks::WebhookDelivery,
     };
     b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
         .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
@@ -48,6 +48,7 @@ pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M
         .override_output_type_description::<Page<Project>>(page_of!("projects"))
         .override_output_type_description::<Page<Team>>(page_of!("teams"))
         .override_output_type_description::<Page<CalibratedProject>>(page_of!("ranked projects"))
+        .override_output_type_description::<Page<WebhookDelivery>>(page_of!("webhook deliveries"))
 }
 
 fn cursor(key: i64) -> String {

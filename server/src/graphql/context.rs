@@ -110,6 +110,11 @@ pub struct Services {
     pub links: crate::domain::outbox::Links,
     /// Wakes the mail worker after a commit that wrote to the outbox.
     pub mail: crate::mail::Wake,
+    /// Wakes the webhook worker after a commit (the audit append may have written
+    /// deliveries).
+    pub webhook_wake: crate::webhooks::Wake,
+    /// What webhook receivers may be (the loopback flag for tests).
+    pub webhooks: crate::webhooks::Settings,
     /// The calibration jobs this process computes (`startCalibration`).
     pub calibrations: Arc<super::jobs::Calibrations>,
 }

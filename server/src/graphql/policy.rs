@@ -95,6 +95,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::comment::POLICIES,
     super::mutation::comment::POLICIES,
     super::mutation::records::POLICIES,
+    super::mutation::webhooks::POLICIES,
+    super::object::webhooks::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

@@ -197,3 +197,49 @@ test('an organizer hides a project, exports the projects and finds the hide in t
   await expect(rows.first()).toContainText('export.created');
   await checkA11y(page, 'the audit page');
 });
+
+test('an organizer registers a webhook, sees its secret once and reads the delivery log', async ({ page }) => {
+  const ev = await createEvent();
+  await logIn(page, ev.organizer);
+  await page.goto(`/e/${ev.slug}/admin/webhooks`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible();
+  await expect(page.getByText('No webhooks yet.')).toBeVisible();
+
+  // The cloud metadata address is refused.
+  await page.getByLabel('Receiver URL').fill('http://169.254.169.254/latest/meta-data/');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: /public address/ })).toBeVisible();
+
+  // One for track changes, on this machine (the stories' server allows loopback receivers,
+  // for tests only; nothing listens on port 9): its secret, once.
+  const url = 'http://127.0.0.1:9/verdict-hook';
+  await page.getByLabel('Receiver URL').fill(url);
+  await page.getByLabel('Actions (optional)').fill('track');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Webhook ${url} registered.` })).toBeVisible();
+  await expect(page.getByTestId('webhook-secret')).toHaveText(/^whsec_[0-9a-f]{64}$/);
+  const hooks = page.getByRole('region', { name: 'Webhooks' });
+  await expect(hooks.getByRole('row').filter({ hasText: url })).toContainText('track');
+  await checkA11y(page, 'the webhooks page');
+
+  // A track is added: its audit event is in the log, on its way to the receiver.
+  await page.goto(`/e/${ev.slug}/admin/tracks`);
+  await page.getByLabel('Track name').fill('Webhooked');
+  await page.getByRole('button', { name: 'Add track' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Track Webhooked added.' })).toBeVisible();
+  await page.goto(`/e/${ev.slug}/admin/webhooks`);
+  await expect(page.getByTestId('webhook-secret')).toHaveCount(0);
+  const log = page.getByRole('region', { name: /Deliveries, oldest first/ });
+  const row = log.getByRole('row').filter({ hasText: 'track.created' });
+  await expect(row).toContainText(url);
+  // Its first attempt is recorded (nobody answered).
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh the log' }).click();
+    await expect(row.getByRole('listitem')).not.toHaveCount(0, { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+
+  // Switched off.
+  await hooks.getByRole('button', { name: `Switch off ${url}` }).click();
+  await expect(page.getByRole('status').filter({ hasText: `${url} is off.` })).toBeVisible();
+  await expect(hooks.getByRole('row').filter({ hasText: url })).toContainText('off');
+});

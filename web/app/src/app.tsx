@@ -45,6 +45,7 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/e/:slug/admin/tracks', Org.TracksPage],
   ['/e/:slug/admin/prizes', Org.PrizesPage],
   ['/e/:slug/admin/voting', Org.VotingPage],
+  ['/e/:slug/admin/webhooks', Org.WebhooksPage],
   ['/e/:slug/admin/rubric', Org.RubricPage],
   ['/e/:slug/admin/assignments', Org.AssignmentsPage],
   ['/e/:slug/admin/recusals', Org.RecusalsPage],

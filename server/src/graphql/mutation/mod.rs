@@ -15,6 +15,7 @@ pub mod project;
 pub mod records;
 pub mod results;
 pub mod voting;
+pub mod webhooks;
 mod write;
 
 use async_graphql::MergedObject;
@@ -40,4 +41,5 @@ pub struct Mutation(
     voting::VotingMutation,
     comment::CommentMutation,
     records::RecordsMutation,
+    webhooks::WebhookMutation,
 );

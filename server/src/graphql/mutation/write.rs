@@ -18,13 +18,16 @@ pub(super) async fn begin(ctx: &Context<'_>) -> async_graphql::Result<DatabaseTr
     ctx.db().write().await.gql(ctx)
 }
 
-/// Commits, then forgets the caller's cached access: the write may have changed it.
+/// Commits, then forgets the caller's cached access (the write may have changed it) and
+/// wakes the webhook worker: the write's audit append may have written deliveries (waking
+/// costs the worker one indexed query when it did not).
 pub(super) async fn commit(
     ctx: &Context<'_>,
     txn: DatabaseTransaction,
 ) -> async_graphql::Result<()> {
     txn.commit().await.gql(ctx)?;
     ctx.rc().refresh().await;
+    ctx.services().webhook_wake.wake();
     Ok(())
 }
 
@@ -85,6 +88,7 @@ pub(super) async fn idempotent<T: Replayable>(
     match (outcome, &key) {
         (Ok(created), _) => {
             ctx.rc().refresh().await;
+            ctx.services().webhook_wake.wake();
             Ok(created)
         }
         (Err(AppError::Db(e)), Some(k)) if is_unique_violation(&e) => {

@@ -69,6 +69,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.calibrationJob", Rule::Organizer),
     ("Event.results", Rule::Public),
     ("Event.prizes", Rule::Public),
+    ("Event.webhooks", Rule::Organizer),
+    ("Event.webhookDeliveries", Rule::Organizer),
     ("Event.podium", Rule::Public),
     ("Event.topUpPlan", Rule::Organizer),
     ("Event.voting", Rule::Public),
@@ -529,6 +531,30 @@ impl Event {
         Ok(latest_publication(ctx, self.0.id)
             .await?
             .map(|p| p.results_of()))
+    }
+    /// The event's webhooks, oldest first (organizers), with their deliveries.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn webhooks(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<super::webhooks::Webhook>> {
+        let all = crate::domain::webhooks::of_event(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(all.into_iter().map(super::webhooks::Webhook).collect())
+    }
+    /// The deliveries of all the event's webhooks, oldest first (organizers): the delivery
+    /// log, with each attempt.
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn webhook_deliveries(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<super::webhooks::WebhookDelivery>> {
+        super::webhooks::event_deliveries(ctx, self.0.id, first, after).await
     }
     /// The event's prizes: overall ones first, then by track and position.
     #[graphql(complexity = "cost::short_list(child_complexity)")]

@@ -13,3 +13,4 @@ pub mod project;
 pub mod results;
 pub mod user;
 pub mod voting;
+pub mod webhooks;

@@ -7,3 +7,4 @@ export { AssignmentsPage, RecusalsPage } from './assignments';
 export { LeaderboardPage, CalibrationPage } from './results';
 export { PrizesPage } from './prizes';
 export { VotingPage } from './voting';
+export { WebhooksPage } from './webhooks';

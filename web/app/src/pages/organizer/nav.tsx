@@ -17,6 +17,7 @@ const AREAS: [string, string][] = [
   ['/calibration', 'Calibration & publishing'],
   ['/prizes', 'Prizes'],
   ['/voting', 'Community vote'],
+  ['/webhooks', 'Webhooks'],
   ['/moderation', 'Moderation'],
   ['/exports', 'Exports'],
   ['/audit', 'Audit log'],

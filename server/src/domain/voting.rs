@@ -23,8 +23,8 @@ use entity::{
 };
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QuerySelect, Set,
+    ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QuerySelect, Set,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -212,10 +212,7 @@ pub async fn configure<C: ConnectionTrait>(
                     "the tally is published: this vote is over",
                 ));
             }
-            let registered = voter::Entity::find()
-                .filter(voter::Column::CampaignId.eq(c.id))
-                .count(txn)
-                .await?;
+            let registered = voter_count(txn, c.id).await?;
             if registered > 0 && (c.mode != config.mode || c.credits != config.credits) {
                 return Err(AppError::conflict(
                     "people have registered or voted: the mode and the credits can no longer change",
@@ -257,7 +254,7 @@ pub async fn configure<C: ConnectionTrait>(
             .by(actor.public_id())
             .in_event(&external_id)
             .with(json!({
-                "mode": mode_name(c.mode),
+                "mode": c.mode.to_value(),
                 "credits": c.credits,
                 "opens": config.opens.to_rfc3339(),
                 "closes": config.closes.to_rfc3339(),
@@ -266,14 +263,6 @@ pub async fn configure<C: ConnectionTrait>(
     )
     .await?;
     Ok(c)
-}
-
-fn mode_name(m: VotingMode) -> &'static str {
-    match m {
-        VotingMode::Account => "account",
-        VotingMode::Email => "email",
-        VotingMode::EmailAllowlist => "email_allowlist",
-    }
 }
 
 /// Replaces the campaign's allowlist with `list` (mailboxes), unless that drops a mailbox
@@ -664,10 +653,11 @@ impl Ballot {
         who: Who<'_>,
         votes: Vec<(i64, i32)>,
     ) -> Ballot {
-        let seed = match (v, who) {
-            (_, Who::Account(u)) => format!("{}/{}", c.public_id, u.public_id),
-            (Some(v), Who::Key(_)) => v.public_id.clone(),
-            (None, Who::Key(k)) => k.to_owned(),
+        // An account's order exists before its first cast; an email voter has a row from
+        // registration on (a key always names one).
+        let seed = match who {
+            Who::Account(u) => format!("{}/{}", c.public_id, u.public_id),
+            Who::Key(_) => v.map(|v| v.public_id.clone()).unwrap_or_default(),
         };
         let mut ballot = Ballot {
             credits: v.map_or(c.credits, |v| v.credits),
@@ -677,21 +667,20 @@ impl Ballot {
             address: v.filter(|v| v.user_id.is_none()).map(|v| v.address.clone()),
             campaign: c,
         };
-        let seed = ballot.seed.clone();
-        ballot.votes.sort_by_cached_key(|(p, _)| {
-            sha256_fields("verdict.ballot", &[seed.as_bytes(), &p.to_le_bytes()])
-        });
+        let mut votes = std::mem::take(&mut ballot.votes);
+        votes.sort_by_cached_key(|(p, _)| ballot.order_key(*p));
+        ballot.votes = votes;
         ballot
+    }
+
+    /// Where project `id` stands in this voter's order.
+    fn order_key(&self, id: i64) -> String {
+        sha256_fields("verdict.ballot", &[self.seed.as_bytes(), &id.to_le_bytes()])
     }
 
     /// Sorts `projects` into this voter's own stable order.
     pub fn shuffle(&self, projects: &mut [project::Model]) {
-        projects.sort_by_cached_key(|p| {
-            sha256_fields(
-                "verdict.ballot",
-                &[self.seed.as_bytes(), &p.id.to_le_bytes()],
-            )
-        });
+        projects.sort_by_cached_key(|p| self.order_key(p.id));
     }
 }
 

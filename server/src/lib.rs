@@ -14,6 +14,7 @@
 //! - [`mail`]: the worker that delivers the outbox over SMTP.
 //! - [`webhooks`]: the SSRF gate, delivery signatures, and the worker that sends deliveries.
 //! - [`memo`]: a bounded map of immutable values shared by every request.
+//! - [`backup`]: `verdict backup` and `verdict restore` (SQLite copies, pg_dump archives).
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
 //! - [`web`]: the playground and web client assets compiled into the binary.
@@ -22,6 +23,7 @@
 //! `calibrate` and `planner` are pure and depend on nothing above them.
 
 pub mod audit;
+pub mod backup;
 pub mod bundle;
 pub mod calibrate;
 pub mod config;

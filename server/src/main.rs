@@ -84,6 +84,22 @@ enum Command {
     /// The outbox, for the operator on the server machine.
     #[command(subcommand)]
     Mail(MailCmd),
+    /// Write an online, consistent copy of the database to FILE, which must not exist:
+    /// SQLite through `VACUUM INTO`, PostgreSQL through `pg_dump --format=custom`. Prints
+    /// its size and the copy's audit head. The signing key is not in it: keep the key file
+    /// apart.
+    Backup {
+        /// The file to write (never overwritten).
+        file: std::path::PathBuf,
+    },
+    /// Restore a backup into an empty database (a SQLite file that does not exist yet or
+    /// holds no tables; an empty PostgreSQL database), after checking that FILE is a
+    /// Verdict database no newer than this binary and that its audit chain verifies; then
+    /// apply pending migrations. Refused (exit 1) with nothing changed otherwise.
+    Restore {
+        /// The backup written by `verdict backup`.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -496,6 +512,37 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             public_key,
         }) => return Ok(verify_record(&file, key, public_key)),
         Command::Serve(cfg) => serve(cli.store, cfg).await?,
+        Command::Backup { file } => {
+            // No migration first: a backup before an upgrade must be of the old schema.
+            let b = verdict::backup::backup(&cli.store.database_url, &file).await?;
+            match b.chain {
+                audit::Verification::Intact { seq, hash } => println!(
+                    "backup written to {}: {} bytes, audit chain intact at head seq {seq} hash {hash}",
+                    b.file.display(),
+                    b.bytes
+                ),
+                audit::Verification::Broken { seq, reason } => {
+                    println!(
+                        "backup written to {} ({} bytes), but its audit chain is broken at seq {seq}: {reason}; `verdict restore` will refuse it",
+                        b.file.display(),
+                        b.bytes
+                    );
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+        Command::Restore { file } => {
+            let r = verdict::backup::restore(&cli.store.database_url, &file).await?;
+            println!(
+                "restored {} into {}: {} bytes, audit chain intact at head seq {} hash {}, {} pending migrations applied",
+                file.display(),
+                r.target,
+                r.bytes,
+                r.seq,
+                r.hash,
+                r.migrated
+            );
+        }
         Command::Invite { event, send, mail } => {
             let db = open(&cli.store).await?;
             let smtp = match (&mail.smtp_url, send) {

@@ -9,6 +9,7 @@ mod harness;
 mod audit;
 mod auth;
 mod authz;
+mod backup;
 mod browser;
 mod bundles;
 mod comments;

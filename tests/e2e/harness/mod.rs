@@ -30,7 +30,7 @@ mod ws;
 pub use db::{Backend, TestDb, unique};
 pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
-pub use process::{App, verdict};
+pub use process::{App, CliOutput, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
 pub use smtp::SmtpSink;
 pub use ws::Ws;

@@ -93,7 +93,8 @@ impl App {
         self.db.backend()
     }
 
-    pub(super) async fn spawn_on(db: Arc<TestDb>, flags: &[&str]) -> App {
+    /// A server on `db` (e.g. a database a test restored into), with `flags`.
+    pub async fn spawn_on(db: Arc<TestDb>, flags: &[&str]) -> App {
         let args = server_args(&db, flags);
         let mut child = Command::new(BIN)
             .args(&args)

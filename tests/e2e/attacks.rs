@@ -1476,6 +1476,11 @@ async fn no_id_argument_reaches_another_events_objects(app: App) {
                     _ => app.gql_as(token, case.query, vars).await,
                 };
                 calls += 1;
+                eprintln!(
+                    "{label}: {} {}",
+                    error_code(&answer).unwrap_or_else(|| "none".into()),
+                    crate::harness::error_message(&answer)
+                );
                 if let Err(e) = refused(case, &answer) {
                     failures.push(format!("{label}: {e}: {answer}"));
                 }

@@ -6,6 +6,7 @@
 #[macro_use]
 mod harness;
 
+mod attacks;
 mod audit;
 mod auth;
 mod authz;

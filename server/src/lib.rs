@@ -14,6 +14,7 @@
 //! - [`mail`]: the worker that delivers the outbox over SMTP.
 //! - [`webhooks`]: the SSRF gate, delivery signatures, and the worker that sends deliveries.
 //! - [`memo`]: a bounded map of immutable values shared by every request.
+//! - [`metrics`]: what `GET /metrics` reports, and the process's recorder.
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
 //! - [`web`]: the playground and web client assets compiled into the binary.
@@ -35,6 +36,7 @@ pub mod graphql;
 pub mod http;
 pub mod mail;
 pub mod memo;
+pub mod metrics;
 pub mod planner;
 pub mod web;
 pub mod webhooks;

@@ -21,6 +21,7 @@ const TOKEN: &str = "scrape-secret-1";
 const VIEWER: &str = "query MetricsViewer { viewer { user { id } } }";
 const IMPORT: &str = "mutation MetricsImport($f: JSON!) { importEvent(fixture: $f) { inserted } }";
 const PUBLIC: &str = "query MetricsPublic { __typename }";
+const CALIBRATE: &str = "mutation MetricsCalibrate($e: String!) { runCalibration(event: $e, seed: 7, bootstrap: 50) { id } }";
 const FOLLOW: &str =
     "subscription MetricsFollow($e: String!) { projectSubmitted(event: $e) { id } }";
 
@@ -137,6 +138,10 @@ async fn metrics_count_operations_and_need_the_token(app: App) {
         &app.gql_as(&admin, IMPORT, json!({ "f": judged_fixture(&tag) }))
             .await,
     );
+    data(
+        &app.gql_as(&admin, CALIBRATE, json!({ "e": format!("csv-{tag}") }))
+            .await,
+    );
     for _ in 0..2 {
         data(&app.gql(PUBLIC, json!({})).await);
     }
@@ -194,6 +199,11 @@ async fn metrics_count_operations_and_need_the_token(app: App) {
             &[("operation", "MetricsImport")]
         ),
         2.0
+    );
+    assert_eq!(
+        observations(&open, "verdict_calibration_run_duration_seconds", &[]),
+        1.0,
+        "one calibration run computed"
     );
     let http = observations(
         &open,

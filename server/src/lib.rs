@@ -15,6 +15,7 @@
 //! - [`webhooks`]: the SSRF gate, delivery signatures, and the worker that sends deliveries.
 //! - [`memo`]: a bounded map of immutable values shared by every request.
 //! - [`backup`]: `verdict backup` and `verdict restore` (SQLite copies, pg_dump archives).
+//! - [`metrics`]: what `GET /metrics` reports, and the process's recorder.
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
 //! - [`web`]: the playground and web client assets compiled into the binary.
@@ -37,6 +38,7 @@ pub mod graphql;
 pub mod http;
 pub mod mail;
 pub mod memo;
+pub mod metrics;
 pub mod planner;
 pub mod web;
 pub mod webhooks;

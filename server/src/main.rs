@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use sea_orm::ActiveEnum;
-use verdict::config::{MailConfig, ServeConfig, StoreConfig};
+use verdict::config::{LogConfig, MailConfig, ServeConfig, StoreConfig};
 use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
 use verdict::demo;
@@ -27,6 +27,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(flatten)]
     store: StoreConfig,
+    #[command(flatten)]
+    log: LogConfig,
     #[command(subcommand)]
     command: Command,
 }
@@ -263,17 +265,30 @@ enum RecordCmd {
     },
 }
 
-fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
+/// Logs go to stderr, filtered by `RUST_LOG` (default `info`): text, or JSON lines with
+/// `--log-json` (each line one object, the request's span fields under `span`).
+fn init_logs(log: &LogConfig) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if log.log_json {
+        logs.json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init();
+    } else {
         // Colour only for a person at a terminal, never into log files.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init();
+    }
+}
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logs(&cli.log);
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -788,6 +803,12 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     }
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let mut state = http::AppState::new(schema, services);
+    let recorder = verdict::metrics::install()?;
+    tokio::spawn(verdict::metrics::upkeep(recorder.clone()));
+    state.metrics = Some(std::sync::Arc::new(http::observe::Exporter::new(
+        recorder,
+        cfg.metrics_token(),
+    )));
     if let Some(dir) = cfg.web_dir.clone() {
         state.client = verdict::web::ClientFiles::Dir(dir);
     }

@@ -25,6 +25,7 @@ mod invitations;
 mod jobs;
 mod judging;
 mod limits;
+mod metrics;
 mod moderation;
 mod prizes;
 mod processes;

@@ -50,7 +50,8 @@ pub struct ServeConfig {
     #[arg(long, env = "VERDICT_NO_INTROSPECTION")]
     pub no_introspection: bool,
 
-    /// Mark the session cookie `Secure` (set this when serving behind TLS).
+    /// Served over TLS (behind a proxy that terminates it): mark the session cookie
+    /// `Secure` and send `Strict-Transport-Security`. Implied by an `https://` --public-url.
     #[arg(long, env = "VERDICT_TLS_COOKIES")]
     pub tls_cookies: bool,
 

@@ -782,7 +782,8 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         db,
         bus: Bus::new(),
         limits: cfg.limits.clone(),
-        tls_cookies: cfg.tls_cookies,
+        // Served over TLS: said by the flag, or by a public address that is https.
+        tls_cookies: cfg.tls_cookies || public_url.starts_with("https://"),
         parsed_runs: Default::default(),
         leaderboards: Default::default(),
         progress: Default::default(),

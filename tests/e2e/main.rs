@@ -15,6 +15,7 @@ mod browser;
 mod bundles;
 mod comments;
 mod demo;
+mod deployment;
 mod edge;
 mod embed;
 mod event_bundles;

@@ -136,6 +136,12 @@ pub fn router(state: AppState) -> Router {
     let frameable = Router::new()
         .route("/embed/{slug}", get(embed::gallery))
         .route("/embed.js", get(embed::loader));
+    // Served over TLS: browsers must never come back over plain HTTP (a year, as the
+    // HSTS preload list asks; no `includeSubDomains`, other hosts are not ours to bind).
+    let hsts = state
+        .services
+        .tls_cookies
+        .then(|| HeaderValue::from_static("max-age=31536000"));
     Router::new()
         .merge(gql)
         .route("/graphql/ws", get(ws::handler))
@@ -149,6 +155,10 @@ pub fn router(state: AppState) -> Router {
             HeaderValue::from_static("DENY"),
         ))
         .merge(frameable)
+        .layer(SetResponseHeaderLayer::overriding(
+            header::STRICT_TRANSPORT_SECURITY,
+            hsts,
+        ))
         // One log line per request, in a span that carries its id: inside `identify`,
         // which gives the id (and, wrapping each route, sees the matched path).
         .layer(

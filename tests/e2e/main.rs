@@ -20,6 +20,7 @@ mod edge;
 mod embed;
 mod event_bundles;
 mod exports;
+mod faults;
 mod import;
 mod input;
 mod invitations;

@@ -219,6 +219,16 @@ impl App {
         assert!(status.success(), "kill -TERM {pid}: {status}");
     }
 
+    /// Sends SIGKILL to the server process: a crash, with no chance to finish anything.
+    pub fn kill9(&self) {
+        let pid = self.child.id().expect("the server is still running");
+        let status = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -KILL {pid}: {status}");
+    }
+
     /// Whether the server process has exited (without waiting).
     pub fn has_exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))

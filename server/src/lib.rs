@@ -38,3 +38,6 @@ pub mod memo;
 pub mod planner;
 pub mod web;
 pub mod webhooks;
+
+#[cfg(test)]
+mod fuzz;

@@ -5,3 +5,5 @@
 
 mod canonical;
 pub(crate) mod support;
+mod validate;
+mod webhook_url;

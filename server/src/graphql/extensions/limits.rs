@@ -35,7 +35,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextRequest, NextValidation,
 };
-use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
+use async_graphql::parser::types::{
+    DocumentOperations, ExecutableDocument, Selection, SelectionSet,
+};
 use async_graphql::{Name, Request, Response, ServerError, ServerResult, ValidationResult};
 
 use super::{BAD_USER_INPUT, INTERNAL, set_code, too_complex};
@@ -135,6 +137,7 @@ impl Extension for Checker {
                 return Err(e);
             }
         };
+        check_required_variables(&doc, &request)?;
         check_nesting(&doc)?;
         check_fields(&doc, self.config.max_fields)?;
         check_directives(&doc, self.config.max_directives)?;
@@ -197,6 +200,45 @@ impl Extension for Checker {
         }
         Ok(result)
     }
+}
+
+/// Refuses an operation whose variable of non-null type (without a default) is missing
+/// or null, as a request error: BAD_USER_INPUT, before validation. async-graphql would
+/// instead fail at the field that uses the variable, with an error that has a path and no
+/// code, which `request` could only call INTERNAL.
+fn check_required_variables(doc: &ExecutableDocument, request: &Request) -> ServerResult<()> {
+    let op = match (&request.operation_name, &doc.operations) {
+        (Some(name), ops) => ops
+            .iter()
+            .find(|(n, _)| n.is_some_and(|n| n.as_str() == name.as_str()))
+            .map(|(_, op)| op),
+        (None, DocumentOperations::Single(op)) => Some(op),
+        (None, DocumentOperations::Multiple(ops)) if ops.len() == 1 => ops.values().next(),
+        // No operation to run: async-graphql refuses the request itself.
+        _ => None,
+    };
+    let Some(op) = op else {
+        return Ok(());
+    };
+    for def in &op.node.variable_definitions {
+        let d = &def.node;
+        if d.var_type.node.nullable || d.default_value.is_some() {
+            continue;
+        }
+        let given = request.variables.get(&d.name.node);
+        if given.is_none_or(|v| *v == async_graphql::Value::Null) {
+            let mut e = ServerError::new(
+                format!(
+                    "Variable \"${}\" of required type \"{}\" was not provided.",
+                    d.name.node, d.var_type.node
+                ),
+                Some(def.pos),
+            );
+            set_code(&mut e, BAD_USER_INPUT);
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a document whose selection sets nest deeper than [`MAX_NESTING`].
@@ -390,6 +432,9 @@ mod tests {
         async fn leaf(&self) -> i32 {
             1
         }
+        async fn echo(&self, n: i32) -> i32 {
+            n
+        }
     }
 
     fn schema(introspection: bool) -> Schema<Root, EmptyMutation, EmptySubscription> {
@@ -422,6 +467,29 @@ mod tests {
                 .map(|c| c.to_string().trim_matches('"').to_owned())
                 .unwrap_or_else(|| format!("no code: {}", e.message)),
         }
+    }
+
+    /// A required variable left out (or null) is the caller's mistake, refused before
+    /// anything runs; one with a default may be left out.
+    #[tokio::test]
+    async fn a_missing_required_variable_is_bad_user_input() {
+        let s = schema(false);
+        let run = |q: &str, vars: serde_json::Value| {
+            s.execute(Request::new(q).variables(async_graphql::Variables::from_json(vars)))
+        };
+        let q = "query($n: Int!) { echo(n: $n) }";
+        for vars in [serde_json::json!({}), serde_json::json!({ "n": null })] {
+            let resp = run(q, vars).await;
+            assert!(resp.data == async_graphql::Value::Null);
+            assert!(resp.errors[0].message.contains("$n"), "{:?}", resp.errors);
+            assert_eq!(code_of(resp), "BAD_USER_INPUT");
+        }
+        assert_eq!(code_of(run(q, serde_json::json!({ "n": 2 })).await), "ok");
+        let named = "query A($n: Int!) { echo(n: $n) } query B { leaf }";
+        let resp = s.execute(Request::new(named).operation_name("B")).await;
+        assert_eq!(code_of(resp), "ok");
+        let defaulted = "query($n: Int! = 3) { echo(n: $n) }";
+        assert_eq!(code_of(run(defaulted, serde_json::json!({})).await), "ok");
     }
 
     /// The message of the first error.

@@ -16,6 +16,7 @@
 //!   a time bound, every error with a contract code and none INTERNAL.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -415,6 +416,10 @@ fn clear_refusal(e: &AppError) -> Result<(), TestCaseError> {
     }
 }
 
+/// Fixtures that passed the checks, and imports that went through (per database).
+static PARSED: AtomicUsize = AtomicUsize::new(0);
+static IMPORTED: AtomicUsize = AtomicUsize::new(0);
+
 /// Parses and imports `fixture` into each database, each time in a transaction that is
 /// rolled back.
 async fn check_import(dbs: &[&Db], fixture: Value) -> Result<(), TestCaseError> {
@@ -422,6 +427,7 @@ async fn check_import(dbs: &[&Db], fixture: Value) -> Result<(), TestCaseError> 
         Ok(f) => f,
         Err(e) => return clear_refusal(&e),
     };
+    PARSED.fetch_add(1, Ordering::Relaxed);
     for db in dbs {
         let txn = db
             .write()
@@ -431,8 +437,11 @@ async fn check_import(dbs: &[&Db], fixture: Value) -> Result<(), TestCaseError> 
         txn.rollback()
             .await
             .map_err(|e| TestCaseError::fail(format!("rollback: {e}")))?;
-        if let Err(e) = outcome {
-            clear_refusal(&e)?;
+        match outcome {
+            Ok(_) => {
+                IMPORTED.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => clear_refusal(&e)?,
         }
     }
     Ok(())
@@ -460,6 +469,9 @@ fn fuzz_import_never_panics_and_refuses_clearly() {
         }
     }
     let seed = tiny_event();
+    let cases = support::config("import", 96).cases as usize;
+    PARSED.store(0, Ordering::Relaxed);
+    IMPORTED.store(0, Ordering::Relaxed);
     support::run(
         "import",
         96,
@@ -471,6 +483,19 @@ fn fuzz_import_never_panics_and_refuses_clearly() {
             }
             rt.block_on(check_import(&dbs, fixture))
         },
+    );
+    // Mutations that never got past the checks would leave the writes untested.
+    let (parsed, imported) = (
+        PARSED.load(Ordering::Relaxed),
+        IMPORTED.load(Ordering::Relaxed),
+    );
+    eprintln!(
+        "fuzz import: {parsed} of {cases} mutated fixtures passed the checks, {imported} imports \
+         (two databases each) went through"
+    );
+    assert!(
+        parsed * 10 >= cases,
+        "only {parsed} of {cases} mutated fixtures passed the checks"
     );
 }
 
@@ -775,6 +800,9 @@ const CONTRACT_CODES: [&str; 9] = [
     "INTERNAL",
 ];
 
+/// Requests that got past parsing, validation and the limits to the resolvers.
+static EXECUTED: AtomicUsize = AtomicUsize::new(0);
+
 /// How long one request may take here (debug build, a busy machine): far above what any
 /// takes, far below a hang.
 const REQUEST_BOUND: Duration = Duration::from_secs(2);
@@ -934,9 +962,65 @@ fn edit_doc(doc: &str, e: &DocEdit, words: &[String]) -> String {
 #[derive(Debug, Clone)]
 struct GqlCase {
     source: DocSource,
+    /// Sent as they are when `typed` is false; otherwise the values to draw from.
     variables: Value,
+    /// Fill the operation's declared variables by their types (and pick one of the
+    /// document's operations by name), so that requests get past validation to execution.
+    typed: Option<u64>,
     operation: Option<String>,
     admin: bool,
+}
+
+/// Values of the right type for the operation's declared variables (drawn by `pick`),
+/// and the name of one of the document's operations; `None` when it does not parse.
+fn typed_request(query: &str, pick: u64) -> Option<(Value, Option<String>)> {
+    use async_graphql::parser::types::BaseType;
+    let doc = async_graphql::parser::parse_query(query).ok()?;
+    let ops: Vec<_> = doc.operations.iter().collect();
+    let (name, op) = ops.get(pick as usize % ops.len().max(1))?;
+    let mut rng = pick;
+    let mut next = |n: usize| {
+        rng = rng
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (rng >> 33) as usize % n
+    };
+    let mut vars = serde_json::Map::new();
+    for def in &op.node.variable_definitions {
+        let mut ty = &def.node.var_type.node;
+        let mut lists = 0;
+        while let BaseType::List(inner) = &ty.base {
+            ty = inner;
+            lists += 1;
+        }
+        let named = match &ty.base {
+            BaseType::Named(n) => n.as_str(),
+            BaseType::List(_) => "",
+        };
+        let mut v = match named {
+            "String" | "ID" => json!(
+                [
+                    "tiny-hack",
+                    "evt_tiny",
+                    "prj_01",
+                    "usr_01",
+                    "",
+                    &"x".repeat(300),
+                    "\u{202e}"
+                ][next(7)]
+            ),
+            "Int" => json!([0, 1, 5, 100, -1, i32::MAX][next(6)]),
+            "Float" => json!([0.5, 1.0, -1.0, 1e300][next(4)]),
+            "Boolean" => json!(next(2) == 0),
+            "JSON" => [tiny_event(), other_event("typed"), json!({})][next(3)].clone(),
+            _ => json!({}),
+        };
+        for _ in 0..lists {
+            v = json!([v]);
+        }
+        vars.insert(def.node.name.node.to_string(), v);
+    }
+    Some((Value::Object(vars), name.map(|n| n.to_string())))
 }
 
 #[derive(Debug, Clone)]
@@ -984,20 +1068,22 @@ fn variables() -> impl Strategy<Value = Value> {
 
 fn gql_case(n_docs: usize) -> impl Strategy<Value = GqlCase> {
     let source = prop_oneof![
-        4 => (0..n_docs, prop::collection::vec(doc_edit(), 0..5))
+        6 => (0..n_docs, prop::collection::vec(doc_edit(), 0..4))
             .prop_map(|(d, e)| DocSource::Mutated(d, e)),
         1 => prop_oneof!["\\PC{0,64}", "[{}()\\[\\]:$!@.,\"a-z_ 0-9#\\\\]{0,64}"].prop_map(DocSource::Random),
-        2 => prop::collection::vec(any::<usize>(), 1..40).prop_map(DocSource::Words),
+        1 => prop::collection::vec(any::<usize>(), 1..40).prop_map(DocSource::Words),
     ];
     (
         source,
         variables(),
+        prop::option::weighted(0.75, any::<u64>()),
         prop::option::of("[A-Z][a-zA-Z]{0,12}"),
         any::<bool>(),
     )
-        .prop_map(|(source, variables, operation, admin)| GqlCase {
+        .prop_map(|(source, variables, typed, operation, admin)| GqlCase {
             source,
             variables,
+            typed,
             operation,
             admin,
         })
@@ -1044,6 +1130,10 @@ async fn check_request(
     let started = Instant::now();
     let resp = execute(s, schema, as_admin.then_some(admin), req).await;
     let took = started.elapsed();
+    // Executed: resolvers ran (an answer, or an error at a field's path).
+    if resp.data != async_graphql::Value::Null || resp.errors.iter().any(|e| !e.path.is_empty()) {
+        EXECUTED.fetch_add(1, Ordering::Relaxed);
+    }
     prop_assert!(took < REQUEST_BOUND, "the request took {:?}", took);
     for e in &resp.errors {
         let code = e
@@ -1114,16 +1204,29 @@ fn fuzz_graphql_requests_end_in_time_with_contract_codes() {
             }
         }
     }
+    EXECUTED.store(0, Ordering::Relaxed);
+    let cases = support::config("graphql", 384).cases as usize;
     support::run("graphql", 384, &gql_case(docs.len()), |case| {
         let query = document(&case, &docs, &words);
+        let (variables, operation) = case
+            .typed
+            .and_then(|pick| typed_request(&query, pick))
+            .unwrap_or_else(|| (case.variables.clone(), case.operation.clone()));
         rt.block_on(check_request(
             &s,
             &schema,
             &admin,
             &query,
-            &case.variables,
-            case.operation.as_deref(),
+            &variables,
+            operation.as_deref(),
             case.admin,
         ))
     });
+    // A generator whose documents never got past the parser would test the parser only.
+    let executed = EXECUTED.load(Ordering::Relaxed);
+    eprintln!("fuzz graphql: {executed} of {cases} random requests executed");
+    assert!(
+        executed * 20 >= cases,
+        "only {executed} of {cases} random requests reached execution"
+    );
 }

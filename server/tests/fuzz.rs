@@ -532,6 +532,8 @@ enum BundleEdit {
     /// Replace one value of a JSON file, re-serialized as export writes it, so the check
     /// that the files are byte for byte as exported does not catch it alone.
     JsonLeaf { file: usize, at: usize, with: Value },
+    /// Upper-case a top-level string field of a JSON file (hex that decodes the same).
+    Upper { file: usize, field: String },
 }
 
 fn bundle_edit() -> impl Strategy<Value = BundleEdit> {
@@ -547,7 +549,9 @@ fn bundle_edit() -> impl Strategy<Value = BundleEdit> {
             .prop_map(|(file, a, b, len)| BundleEdit::SwapRanges { file, a, b, len }),
         1 => (file.clone(), file.clone()).prop_map(|(a, b)| BundleEdit::SwapFiles(a, b)),
         2 => (0u8..3, at.clone(), at.clone()).prop_map(|(op, i, j)| BundleEdit::Rows { op, i, j }),
-        3 => (file, at, json_leaf()).prop_map(|(file, at, with)| BundleEdit::JsonLeaf { file, at, with }),
+        3 => (file.clone(), at, json_leaf()).prop_map(|(file, at, with)| BundleEdit::JsonLeaf { file, at, with }),
+        1 => (file, prop::sample::select(vec!["signature", "head_hash", "key_fingerprint", "inputs_hash", "result_hash"]))
+            .prop_map(|(file, field)| BundleEdit::Upper { file, field: field.to_owned() }),
     ]
 }
 
@@ -626,6 +630,18 @@ fn edit_bundle(files: &mut [Vec<u8>], e: &BundleEdit) {
             }
             if let Some(b) = reserialize("audit.json", &Value::Array(rows)) {
                 files[7] = b;
+            }
+        }
+        BundleEdit::Upper { file, field } => {
+            let i = file % n;
+            let Ok(mut v) = serde_json::from_slice::<Value>(&files[i]) else {
+                return;
+            };
+            if let Some(Value::String(x)) = v.get_mut(field.as_str()) {
+                *x = x.to_uppercase();
+            }
+            if let Some(b) = reserialize(verdict::bundle::FILES[i], &v) {
+                files[i] = b;
             }
         }
         BundleEdit::JsonLeaf { file, at, with } => {
@@ -750,7 +766,8 @@ fn fuzz_bundle_verifies_only_the_exported_bytes() {
 }
 
 /// A corpus edit: `{"flip": [file, at, mask]}`, `{"truncate": [file, keep]}`,
-/// `{"swap_files": [a, b]}`, `{"rows": [op, i, j]}`, `{"leaf": [file, at, value]}`.
+/// `{"swap_files": [a, b]}`, `{"rows": [op, i, j]}`, `{"leaf": [file, at, value]}`,
+/// `{"upper": [file, field]}`.
 fn edit_from_json(v: &Value) -> BundleEdit {
     let n = |x: &Value| x.as_u64().expect("a number") as usize;
     let (k, a) = v
@@ -773,6 +790,10 @@ fn edit_from_json(v: &Value) -> BundleEdit {
             op: n(&a[0]) as u8,
             i: n(&a[1]),
             j: n(&a[2]),
+        },
+        "upper" => BundleEdit::Upper {
+            file: n(&a[0]),
+            field: a[1].as_str().expect("a field name").to_owned(),
         },
         "leaf" => BundleEdit::JsonLeaf {
             file: n(&a[0]),

@@ -206,6 +206,18 @@ pub async fn import<C: ConnectionTrait>(
                 "this person is on a team in this event",
             ));
         }
+        // A judge's external id names one person in an event: the database holds it
+        // unique, and a re-import must not hand another person's row to this one.
+        if memberships.iter().any(|m| {
+            m.role == Role::Judge
+                && m.user_id != uid
+                && m.external_id.as_deref() == Some(j.external_id.as_str())
+        }) {
+            return Err(row_err(
+                format!("judge {}", j.external_id),
+                "this external id is another person's judge row in this event",
+            ));
+        }
         if !has_role(uid, Role::Judge) {
             n.memberships += 1;
             let tracks: Vec<i64> = j.tracks.iter().map(|t| track_ids[t.as_str()]).collect();

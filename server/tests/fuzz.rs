@@ -39,6 +39,12 @@ mod test_db;
 
 use test_db::{Backend, TestDb};
 
+/// Random cases per CI run (each target also runs its whole corpus). The three together
+/// take a few seconds in a debug build.
+const IMPORT_CASES: u32 = 192;
+const BUNDLE_CASES: u32 = 1_024;
+const GRAPHQL_CASES: u32 = 1_024;
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -168,6 +174,13 @@ fn paths(v: &Value) -> Vec<Vec<Step>> {
     out
 }
 
+fn node<'a>(v: &'a Value, path: &[Step]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, s| match s {
+        Step::Key(k) => v.get(k.as_str()),
+        Step::Index(i) => v.get(*i),
+    })
+}
+
 fn node_mut<'a>(v: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
     path.iter().try_fold(v, |v, s| match s {
         Step::Key(k) => v.get_mut(k.as_str()),
@@ -287,11 +300,11 @@ fn text_edit() -> impl Strategy<Value = TextEdit> {
 fn mutation() -> impl Strategy<Value = Mutation> {
     let at = any::<usize>();
     prop_oneof![
-        1 => (at.clone(), json_small()).prop_map(|(i, v)| Mutation::Replace(i, v)),
-        1 => at.clone().prop_map(Mutation::Remove),
-        1 => (at.clone(), 1usize..4).prop_map(|(i, n)| Mutation::Repeat(i, n)),
-        3 => (at.clone(), any::<usize>()).prop_map(|(i, j)| Mutation::CopySibling(i, j)),
-        1 => (at.clone(), "[a-z_]{1,10}", json_leaf()).prop_map(|(i, k, v)| Mutation::AddKey(i, k, v)),
+        1 => (at, json_small()).prop_map(|(i, v)| Mutation::Replace(i, v)),
+        1 => at.prop_map(Mutation::Remove),
+        1 => (at, 1usize..4).prop_map(|(i, n)| Mutation::Repeat(i, n)),
+        3 => (at, any::<usize>()).prop_map(|(i, j)| Mutation::CopySibling(i, j)),
+        1 => (at, "[a-z_]{1,10}", json_leaf()).prop_map(|(i, k, v)| Mutation::AddKey(i, k, v)),
         3 => (at, text_edit()).prop_map(|(i, e)| Mutation::Text(i, e)),
     ]
 }
@@ -374,7 +387,7 @@ fn apply(v: &mut Value, m: &Mutation) {
                 return;
             }
             let from = same[j % same.len()].clone();
-            let value = node_mut(v, &from).map(|x| x.clone());
+            let value = node(v, &from).cloned();
             if let (Some(value), Some(n)) = (value, node_mut(v, &p)) {
                 *n = value;
             }
@@ -386,16 +399,15 @@ fn apply(v: &mut Value, m: &Mutation) {
         }
         Mutation::Text(i, e) => {
             // Only strings: among all nodes, the i-th string.
-            let strings: Vec<Vec<Step>> = all
+            let strings: Vec<&Vec<Step>> = all
                 .iter()
-                .filter(|q| node_mut(&mut v.clone(), q).is_some_and(|x| x.is_string()))
-                .cloned()
+                .filter(|q| node(v, q).is_some_and(Value::is_string))
                 .collect();
             if strings.is_empty() {
                 return;
             }
-            let p = &strings[i % strings.len()];
-            if let Some(Value::String(s)) = node_mut(v, p) {
+            let p = strings[i % strings.len()].clone();
+            if let Some(Value::String(s)) = node_mut(v, &p) {
                 *s = edit_text(s, e);
             }
         }
@@ -469,12 +481,12 @@ fn fuzz_import_never_panics_and_refuses_clearly() {
         }
     }
     let seed = tiny_event();
-    let cases = support::config("import", 96).cases as usize;
+    let cases = support::config("import", IMPORT_CASES).cases as usize;
     PARSED.store(0, Ordering::Relaxed);
     IMPORTED.store(0, Ordering::Relaxed);
     support::run(
         "import",
-        96,
+        IMPORT_CASES,
         &prop::collection::vec(mutation(), 1..6),
         |mutations| {
             let mut fixture = seed.clone();
@@ -540,15 +552,15 @@ fn bundle_edit() -> impl Strategy<Value = BundleEdit> {
     let file = 0usize..verdict::bundle::FILES.len();
     let at = any::<usize>();
     prop_oneof![
-        3 => (file.clone(), at.clone(), 1u8..=255).prop_map(|(file, at, mask)| BundleEdit::Flip { file, at, mask }),
-        1 => (file.clone(), at.clone(), any::<u8>()).prop_map(|(file, at, byte)| BundleEdit::Set { file, at, byte }),
-        1 => (file.clone(), at.clone()).prop_map(|(file, keep)| BundleEdit::Truncate { file, keep }),
-        1 => (file.clone(), at.clone(), prop::collection::vec(any::<u8>(), 1..4))
+        3 => (file.clone(), at, 1u8..=255).prop_map(|(file, at, mask)| BundleEdit::Flip { file, at, mask }),
+        1 => (file.clone(), at, any::<u8>()).prop_map(|(file, at, byte)| BundleEdit::Set { file, at, byte }),
+        1 => (file.clone(), at).prop_map(|(file, keep)| BundleEdit::Truncate { file, keep }),
+        1 => (file.clone(), at, prop::collection::vec(any::<u8>(), 1..4))
             .prop_map(|(file, at, bytes)| BundleEdit::Insert { file, at, bytes }),
-        1 => (file.clone(), at.clone(), at.clone(), 1usize..64)
+        1 => (file.clone(), at, at, 1usize..64)
             .prop_map(|(file, a, b, len)| BundleEdit::SwapRanges { file, a, b, len }),
         1 => (file.clone(), file.clone()).prop_map(|(a, b)| BundleEdit::SwapFiles(a, b)),
-        2 => (0u8..3, at.clone(), at.clone()).prop_map(|(op, i, j)| BundleEdit::Rows { op, i, j }),
+        2 => (0u8..3, at, at).prop_map(|(op, i, j)| BundleEdit::Rows { op, i, j }),
         3 => (file.clone(), at, json_leaf()).prop_map(|(file, at, with)| BundleEdit::JsonLeaf { file, at, with }),
         1 => (file, prop::sample::select(vec!["signature", "head_hash", "key_fingerprint", "inputs_hash", "result_hash"]))
             .prop_map(|(file, field)| BundleEdit::Upper { file, field: field.to_owned() }),
@@ -759,7 +771,7 @@ fn fuzz_bundle_verifies_only_the_exported_bytes() {
     }
     support::run(
         "bundle",
-        384,
+        BUNDLE_CASES,
         &prop::collection::vec(bundle_edit(), 1..4),
         |edits| check(&edits),
     );
@@ -931,10 +943,10 @@ enum DocEdit {
 fn doc_edit() -> impl Strategy<Value = DocEdit> {
     let at = any::<usize>();
     prop_oneof![
-        1 => (at.clone(), 1usize..16).prop_map(|(a, n)| DocEdit::Delete(a, n)),
-        3 => (at.clone(), any::<usize>()).prop_map(|(a, w)| DocEdit::Insert(a, w)),
-        1 => (at.clone(), 1usize..200).prop_map(|(a, n)| DocEdit::Duplicate(a, n)),
-        1 => (at.clone(), at, 1usize..32).prop_map(|(a, b, n)| DocEdit::Swap(a, b, n)),
+        1 => (at, 1usize..16).prop_map(|(a, n)| DocEdit::Delete(a, n)),
+        3 => (at, any::<usize>()).prop_map(|(a, w)| DocEdit::Insert(a, w)),
+        1 => (at, 1usize..200).prop_map(|(a, n)| DocEdit::Duplicate(a, n)),
+        1 => (at, at, 1usize..32).prop_map(|(a, b, n)| DocEdit::Swap(a, b, n)),
     ]
 }
 
@@ -1226,8 +1238,8 @@ fn fuzz_graphql_requests_end_in_time_with_contract_codes() {
         }
     }
     EXECUTED.store(0, Ordering::Relaxed);
-    let cases = support::config("graphql", 384).cases as usize;
-    support::run("graphql", 384, &gql_case(docs.len()), |case| {
+    let cases = support::config("graphql", GRAPHQL_CASES).cases as usize;
+    support::run("graphql", GRAPHQL_CASES, &gql_case(docs.len()), |case| {
         let query = document(&case, &docs, &words);
         let (variables, operation) = case
             .typed

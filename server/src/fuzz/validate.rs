@@ -160,5 +160,5 @@ fn fuzz_validate_seed_corpus() {
 
 #[test]
 fn fuzz_validate_rules_are_total_and_idempotent() {
-    support::run("validate", 512, &text(), |raw| check(&raw));
+    support::run("validate", 1_024, &text(), |raw| check(&raw));
 }

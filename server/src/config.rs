@@ -59,6 +59,12 @@ pub struct ServeConfig {
     #[arg(long, env = "VERDICT_WEB_DIR", hide = true)]
     pub web_dir: Option<std::path::PathBuf>,
 
+    /// Serve `GET /metrics` (Prometheus text) only to requests carrying
+    /// `Authorization: Bearer TOKEN`. Without it, metrics are served only to a scraper on
+    /// this machine (a loopback peer whose request was not forwarded by a proxy).
+    #[arg(long, env = "VERDICT_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+
     #[command(flatten)]
     pub mail: MailConfig,
 
@@ -67,6 +73,22 @@ pub struct ServeConfig {
 
     #[command(flatten)]
     pub limits: Limits,
+}
+
+impl ServeConfig {
+    /// The metrics token, if one was given (an empty value counts as none).
+    pub fn metrics_token(&self) -> Option<&str> {
+        self.metrics_token.as_deref().filter(|t| !t.is_empty())
+    }
+}
+
+/// How the process logs; shared by every subcommand.
+#[derive(Args, Clone, Debug)]
+pub struct LogConfig {
+    /// Write logs to stderr as JSON lines (one object per line) instead of text. Either
+    /// way, `RUST_LOG` filters them (default `info`).
+    #[arg(long, env = "VERDICT_LOG_JSON", global = true)]
+    pub log_json: bool,
 }
 
 /// Webhooks: what their receivers may be, and how deliveries are retried.

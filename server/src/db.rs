@@ -160,7 +160,7 @@ fn parse_sqlite_time(text: &str) -> Result<DateTime<Utc>, DbErr> {
 }
 
 /// The SQLite file a `sqlite:` URL names.
-fn sqlite_path(url: &str) -> &str {
+pub fn sqlite_path(url: &str) -> &str {
     let rest = url.trim_start_matches("sqlite:").trim_start_matches("//");
     rest.split('?').next().unwrap_or(rest)
 }

@@ -14,6 +14,8 @@
 //! - [`mail`]: the worker that delivers the outbox over SMTP.
 //! - [`webhooks`]: the SSRF gate, delivery signatures, and the worker that sends deliveries.
 //! - [`memo`]: a bounded map of immutable values shared by every request.
+//! - [`backup`]: `verdict backup` and `verdict restore` (SQLite copies, pg_dump archives).
+//! - [`metrics`]: what `GET /metrics` reports, and the process's recorder.
 //! - [`bundle`]: result bundles: export, and offline verification.
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
 //! - [`web`]: the playground and web client assets compiled into the binary.
@@ -22,6 +24,7 @@
 //! `calibrate` and `planner` are pure and depend on nothing above them.
 
 pub mod audit;
+pub mod backup;
 pub mod bundle;
 pub mod calibrate;
 pub mod config;
@@ -35,6 +38,7 @@ pub mod graphql;
 pub mod http;
 pub mod mail;
 pub mod memo;
+pub mod metrics;
 pub mod planner;
 pub mod web;
 pub mod webhooks;

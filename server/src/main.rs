@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use sea_orm::ActiveEnum;
-use verdict::config::{MailConfig, ServeConfig, StoreConfig};
+use verdict::config::{LogConfig, MailConfig, ServeConfig, StoreConfig};
 use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
 use verdict::demo;
@@ -27,6 +27,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(flatten)]
     store: StoreConfig,
+    #[command(flatten)]
+    log: LogConfig,
     #[command(subcommand)]
     command: Command,
 }
@@ -84,6 +86,22 @@ enum Command {
     /// The outbox, for the operator on the server machine.
     #[command(subcommand)]
     Mail(MailCmd),
+    /// Write an online, consistent copy of the database to FILE, which must not exist:
+    /// SQLite through `VACUUM INTO`, PostgreSQL through `pg_dump --format=custom`. Prints
+    /// its size and the copy's audit head. The signing key is not in it: keep the key file
+    /// apart.
+    Backup {
+        /// The file to write (never overwritten).
+        file: std::path::PathBuf,
+    },
+    /// Restore a backup into an empty database (a SQLite file that does not exist yet or
+    /// holds no tables; an empty PostgreSQL database), after checking that FILE is a
+    /// Verdict database no newer than this binary and that its audit chain verifies; then
+    /// apply pending migrations. Refused (exit 1) with nothing changed otherwise.
+    Restore {
+        /// The backup written by `verdict backup`.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -247,17 +265,30 @@ enum RecordCmd {
     },
 }
 
-fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
+/// Logs go to stderr, filtered by `RUST_LOG` (default `info`): text, or JSON lines with
+/// `--log-json` (each line one object, the request's span fields under `span`).
+fn init_logs(log: &LogConfig) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if log.log_json {
+        logs.json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init();
+    } else {
         // Colour only for a person at a terminal, never into log files.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init();
+    }
+}
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logs(&cli.log);
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -496,6 +527,37 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             public_key,
         }) => return Ok(verify_record(&file, key, public_key)),
         Command::Serve(cfg) => serve(cli.store, cfg).await?,
+        Command::Backup { file } => {
+            // No migration first: a backup before an upgrade must be of the old schema.
+            let b = verdict::backup::backup(&cli.store.database_url, &file).await?;
+            match b.chain {
+                audit::Verification::Intact { seq, hash } => println!(
+                    "backup written to {}: {} bytes, audit chain intact at head seq {seq} hash {hash}",
+                    b.file.display(),
+                    b.bytes
+                ),
+                audit::Verification::Broken { seq, reason } => {
+                    println!(
+                        "backup written to {} ({} bytes), but its audit chain is broken at seq {seq}: {reason}; `verdict restore` will refuse it",
+                        b.file.display(),
+                        b.bytes
+                    );
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+        Command::Restore { file } => {
+            let r = verdict::backup::restore(&cli.store.database_url, &file).await?;
+            println!(
+                "restored {} into {}: {} bytes, audit chain intact at head seq {} hash {}, {} pending migrations applied",
+                file.display(),
+                r.target,
+                r.bytes,
+                r.seq,
+                r.hash,
+                r.migrated
+            );
+        }
         Command::Invite { event, send, mail } => {
             let db = open(&cli.store).await?;
             let smtp = match (&mail.smtp_url, send) {
@@ -741,6 +803,12 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     }
     let schema = graphql::schema(services.clone(), !cfg.no_introspection);
     let mut state = http::AppState::new(schema, services);
+    let recorder = verdict::metrics::install()?;
+    tokio::spawn(verdict::metrics::upkeep(recorder.clone()));
+    state.metrics = Some(std::sync::Arc::new(http::observe::Exporter::new(
+        recorder,
+        cfg.metrics_token(),
+    )));
     if let Some(dir) = cfg.web_dir.clone() {
         state.client = verdict::web::ClientFiles::Dir(dir);
     }

@@ -311,6 +311,8 @@ async fn session_cookie_and_csrf(app: App) {
     );
 
     // A mutation by cookie without the CSRF header is refused and writes nothing.
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
     let m = json!({ "query": op("CreateApiToken"), "variables": { "label": "csrf" } }).to_string();
     let r = app
         .post_raw(m.clone(), "application/json", &[("cookie", &cookie)])
@@ -331,6 +333,9 @@ async fn session_cookie_and_csrf(app: App) {
         json!([]),
         "no token was created"
     );
+    probe
+        .nothing_written_since(&before, &[], "a cookie mutation without the CSRF header")
+        .await;
 
     // With the header it runs.
     let r = app

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 use crate::harness::{
-    App, PASSWORD, assert_bad_input, assert_code, data, error_code, error_message, op, unique,
+    App, PASSWORD, Probe, Snapshot, assert_bad_input, assert_code, data, error_code, error_message,
+    op, unique,
 };
 
 /// A sign-up mutation whose effect is easy to check afterwards.
@@ -23,6 +24,26 @@ async fn exists(app: &App, email: &str) -> bool {
         .gql(op("LogIn"), json!({ "email": email, "password": PASSWORD }))
         .await;
     error_code(&r).is_none()
+}
+
+/// What a refused mutation would write if it ran: a signed-in user and an open event they
+/// may register for (`registerForEvent` writes a membership and an audit event). Returns
+/// the user's token, the event's slug, a probe and the database as it is now.
+async fn write_target(app: &App) -> (String, String, Probe, Snapshot) {
+    let admin = app.site_admin().await;
+    let slug = format!("target-{}", unique());
+    app.create_event(&admin, &slug, 3).await;
+    let token = app
+        .sign_up(&format!("bomber-{}@example.org", unique()))
+        .await;
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
+    (token, slug, probe, before)
+}
+
+/// `registerForEvent` of `slug`, selecting `selection`.
+fn register(slug: &str, selection: &str) -> String {
+    format!("registerForEvent(event: \"{slug}\") {selection}")
 }
 
 /// A refusal as a GraphQL error: has errors, no data for the query, not INTERNAL.
@@ -75,6 +96,22 @@ async fn depth_limit(app: App) {
     let r = app.gql(q, json!({})).await;
     assert_refused(&r, "a query 13 levels deep");
     assert_code(&r, "QUERY_TOO_COMPLEX");
+    // A mutation under a selection 12 levels deep does not run.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let deep = "{ event { projects(first: 1) { edges { node { team { projects { event {
+                 projects(first: 1) { edges { node { id } } } } } } } } } } }";
+    let r = app
+        .gql_as(
+            &token,
+            &format!("mutation {{ {} }}", register(&slug, deep)),
+            json!({}),
+        )
+        .await;
+    assert_refused(&r, "a mutation 12 levels deep");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    probe
+        .nothing_written_since(&before, &[], "a mutation under a depth bomb")
+        .await;
 }
 
 /// Far past the depth limit, where async-graphql's own guards (its nesting check at 32,
@@ -108,6 +145,18 @@ async fn nesting_limit(app: App) {
         .await;
     assert_refused(&r, "a fragment cycle");
     assert_code(&r, "QUERY_TOO_COMPLEX");
+    // The same cycle around a mutation runs nothing.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let cycle = format!(
+        "mutation {{ ...A }} fragment A on Mutation {{ {} ...B }} fragment B on Mutation {{ ...A }}",
+        register(&slug, "{ id }")
+    );
+    let r = app.gql_as(&token, &cycle, json!({})).await;
+    assert_refused(&r, "a fragment cycle around a mutation");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    probe
+        .nothing_written_since(&before, &[], "a mutation in a fragment cycle")
+        .await;
     // A syntax error is the caller's mistake, not a limit.
     let r = app
         .gql("{ events(first: 1) { totalCount }", json!({}))
@@ -273,6 +322,23 @@ async fn thousands_of_typename_selections_are_refused(app: App) {
     let r = app.gql(&format!("{{{aliased} }}"), json!({})).await;
     assert_refused(&r, "3,000 aliases of __typename");
     assert_code(&r, "QUERY_TOO_COMPLEX");
+    // 1,001 aliases of a mutation, or the same mutation field 1,001 times: none runs.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let field = "registerForEvent(event: $e) { id }";
+    let aliased: String = (0..1001).map(|i| format!(" a{i}: {field}")).collect();
+    let repeated = format!(" {field}").repeat(1001);
+    for (what, fields) in [("aliased", aliased), ("repeated", repeated)] {
+        let m = format!("mutation($e: String!) {{{fields} }}");
+        let vars = json!({ "e": slug });
+        let body = json!({ "query": m, "variables": vars }).to_string();
+        assert!(body.len() < 64 * 1024, "{what}: under the body limit");
+        let r = app.gql_as(&token, &m, vars).await;
+        assert_refused(&r, &format!("1,001 {what} mutations"));
+        assert_code(&r, "QUERY_TOO_COMPLEX");
+    }
+    probe
+        .nothing_written_since(&before, &[], "aliased and repeated mutations")
+        .await;
     // At the limit is fine.
     let at_limit = format!("{{{} }}", " __typename".repeat(1000));
     assert_eq!(
@@ -299,6 +365,24 @@ async fn fragment_bomb_is_refused_before_validation(app: App) {
     assert_code(&r, "QUERY_TOO_COMPLEX");
     assert!(took < Duration::from_secs(1), "refused in {took:?}");
     assert_eq!(app.get("/healthz").await.status, 200);
+    // The same bomb around a mutation runs nothing.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let mut bomb = format!(
+        "mutation {{ ...F30 }} fragment F0 on Mutation {{ {} }}",
+        register(&slug, "{ id }")
+    );
+    for i in 1..=30 {
+        bomb += &format!(
+            " fragment F{i} on Mutation {{ ...F{j} ...F{j} }}",
+            j = i - 1
+        );
+    }
+    let r = app.gql_as(&token, &bomb, json!({})).await;
+    assert_refused(&r, "a fragment bomb around a mutation");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    probe
+        .nothing_written_since(&before, &[], "a mutation in a fragment bomb")
+        .await;
 }
 
 async fn page_size_limit(app: App) {
@@ -370,6 +454,23 @@ async fn batch_limit(app: App) {
     for e in &emails {
         assert!(!exists(&app, e).await, "{e} was not signed up");
     }
+    // Eleven registrations, by a signed-in caller: nothing is written.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let eleven: Vec<Value> = (0..11)
+        .map(|_| json!({ "query": format!("mutation {{ {} }}", register(&slug, "{ id }")) }))
+        .collect();
+    let auth = format!("Bearer {token}");
+    let r = app
+        .post_raw(
+            Value::Array(eleven).to_string(),
+            "application/json",
+            &[("authorization", &auth)],
+        )
+        .await;
+    assert!((400..500).contains(&r.status), "{} {}", r.status, r.text);
+    probe
+        .nothing_written_since(&before, &[], "an oversized batch")
+        .await;
 }
 
 async fn body_size_limit(app: App) {
@@ -381,6 +482,22 @@ async fn body_size_limit(app: App) {
         .await;
     assert_eq!(r.status, 413, "a 70 KiB body is too large: {}", r.text);
     assert!(!exists(&app, &email).await);
+    let (token, slug, probe, before) = write_target(&app).await;
+    let padded = json!({
+        "query": format!("mutation {{ {} }}", register(&slug, "{ id }")),
+        "variables": { "pad": "x".repeat(70 * 1024) },
+    });
+    let r = app
+        .post_raw(
+            padded.to_string(),
+            "application/json",
+            &[("authorization", &format!("Bearer {token}"))],
+        )
+        .await;
+    assert_eq!(r.status, 413, "{}", r.text);
+    probe
+        .nothing_written_since(&before, &[], "an oversized body")
+        .await;
     // Just under the limit is fine.
     let r = app
         .post_raw(
@@ -411,6 +528,33 @@ async fn get_never_runs_a_mutation(app: App) {
     let r = app.get_with(&path, &[("accept", "application/json")]).await;
     assert_eq!(r.status, 405, "GET with a mutation: {}", r.text);
     assert!(!exists(&app, &email).await, "the mutation did not run");
+    // Signed in, also beside a query in the document, and with the operation picked by
+    // name: nothing is written.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let auth = format!("Bearer {token}");
+    let mutation = format!("mutation M {{ {} }}", register(&slug, "{ id }"));
+    for (query, name) in [
+        (mutation.clone(), None),
+        (format!("query Q {{ __typename }} {mutation}"), Some("M")),
+        (format!("query Q {{ __typename }} {mutation}"), Some("Q")),
+    ] {
+        let mut params = vec![("query", query.clone())];
+        if let Some(name) = name {
+            params.push(("operationName", name.to_string()));
+        }
+        let url = url::Url::parse_with_params(&app.url("/graphql"), &params).expect("url");
+        let path = format!("{}?{}", url.path(), url.query().unwrap_or_default());
+        let r = app
+            .get_with(
+                &path,
+                &[("accept", "application/json"), ("authorization", &auth)],
+            )
+            .await;
+        assert_eq!(r.status, 405, "GET {query} ({name:?}): {}", r.text);
+    }
+    probe
+        .nothing_written_since(&before, &[], "mutations over GET")
+        .await;
 }
 
 async fn mutations_need_a_json_content_type(app: App) {
@@ -438,6 +582,31 @@ async fn mutations_need_a_json_content_type(app: App) {
         .await;
     assert_eq!(r.status, 415, "multipart: {}", r.text);
     assert!(!exists(&app, &email).await, "none of them ran");
+    // Signed in, nothing at all is written by any of them.
+    let (token, slug, probe, before) = write_target(&app).await;
+    let auth = format!("Bearer {token}");
+    let body =
+        json!({ "query": format!("mutation {{ {} }}", register(&slug, "{ id }")) }).to_string();
+    let form = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("query", &body)
+        .finish();
+    let multipart = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"operations\"\r\n\r\n{body}\r\n--b--\r\n"
+    );
+    for (content_type, payload) in [
+        ("text/plain", body.clone()),
+        ("application/x-www-form-urlencoded", form),
+        ("multipart/form-data; boundary=b", multipart),
+        ("application/graphql", body.clone()),
+    ] {
+        let r = app
+            .post_raw(payload, content_type, &[("authorization", &auth)])
+            .await;
+        assert_eq!(r.status, 415, "{content_type}: {}", r.text);
+    }
+    probe
+        .nothing_written_since(&before, &[], "mutations in other content types")
+        .await;
 }
 
 async fn directive_limit(app: App) {
@@ -446,6 +615,13 @@ async fn directive_limit(app: App) {
         .gql(&format!("{{ __typename {many} }}"), json!({}))
         .await;
     assert_refused(&r, "six directives on one field");
+    let (token, slug, probe, before) = write_target(&app).await;
+    let m = format!("mutation {{ registerForEvent(event: \"{slug}\") {many} {{ id }} }}");
+    let r = app.gql_as(&token, &m, json!({})).await;
+    assert_refused(&r, "a mutation with six directives");
+    probe
+        .nothing_written_since(&before, &[], "a mutation with six directives")
+        .await;
     let few = "@include(if: true) @skip(if: false)";
     let r = app.gql(&format!("{{ __typename {few} }}"), json!({})).await;
     assert_eq!(data(&r)["__typename"], "Query");
@@ -462,6 +638,16 @@ async fn directive_limit_is_enforced(app: App) {
         .await;
     assert_refused(&r, "two directives over a limit of one");
     assert_code(&r, "QUERY_TOO_COMPLEX");
+    let (token, slug, probe, before) = write_target(&app).await;
+    let m = format!(
+        "mutation {{ registerForEvent(event: \"{slug}\") @include(if: true) @skip(if: false) {{ id }} }}"
+    );
+    let r = app.gql_as(&token, &m, json!({})).await;
+    assert_refused(&r, "a mutation with two directives over a limit of one");
+    assert_code(&r, "QUERY_TOO_COMPLEX");
+    probe
+        .nothing_written_since(&before, &[], "a mutation with too many directives")
+        .await;
     let r = app
         .gql("{ __typename @include(if: true) }", json!({}))
         .await;

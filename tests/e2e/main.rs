@@ -6,9 +6,11 @@
 #[macro_use]
 mod harness;
 
+mod attacks;
 mod audit;
 mod auth;
 mod authz;
+mod backup;
 mod browser;
 mod bundles;
 mod comments;
@@ -23,6 +25,7 @@ mod invitations;
 mod jobs;
 mod judging;
 mod limits;
+mod metrics;
 mod moderation;
 mod prizes;
 mod processes;

@@ -576,7 +576,7 @@ async fn anonymous_answers_are_shared_until_a_write_commits(app: App) {
     );
 }
 
-/// Engine `verdict-calibrate/3` signs with the run how certain its top places are; the
+/// Engines from `verdict-calibrate/3` on sign with the run how certain its top places are; the
 /// published results show it to anyone (project entries and probabilities, no judge data),
 /// and the organizer's run carries the fit's diagnostics and a plain-words summary.
 async fn published_results_state_how_certain_the_podium_is(app: App) {
@@ -594,7 +594,7 @@ async fn published_results_state_how_certain_the_podium_is(app: App) {
         )
         .await;
     let run = &run["runCalibration"];
-    assert_eq!(run["engineVersion"], "verdict-calibrate/3", "{run}");
+    assert_eq!(run["engineVersion"], "verdict-calibrate/4", "{run}");
     assert_eq!(run["certainty"]["draws"], 50, "{run}");
     let summary = run["diagnostics"]["summary"]
         .as_array()

@@ -162,6 +162,8 @@ async fn untrusted_peers_cannot_pick_their_address(app: App) {
     // Without --trusted-proxies the header is ignored: rotating it does not reset the count.
     let email = format!("rotating-{}@example.org", crate::harness::unique());
     app.sign_up(&email).await;
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
     let mut codes = vec![];
     for i in 0..5 {
         codes.push(log_in_forwarded(&app, &format!("198.51.100.{i}"), &email, "wrong guess").await);
@@ -174,4 +176,14 @@ async fn untrusted_peers_cannot_pick_their_address(app: App) {
         3,
         "{codes:?}"
     );
+    // The right password, from yet another claimed address, gets no session either.
+    assert_eq!(
+        log_in_forwarded(&app, "203.0.113.99", &email, crate::harness::PASSWORD)
+            .await
+            .as_deref(),
+        Some("RATE_LIMITED")
+    );
+    probe
+        .nothing_written_since(&before, &["login_throttle"], "rotated log-in guesses")
+        .await;
 }

@@ -172,10 +172,15 @@ async fn log_out_ends_the_session_on_open_sockets(app: App) {
     sibling
         .ok(Some(&first), "mutation { logOut }", json!({}))
         .await;
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
     let r = run(&mut ws1, "t1", CREATE_TOKEN, json!({})).await;
     assert_eq!(code(&r), "UNAUTHENTICATED", "{r}");
     assert_no_data(&r);
     assert_eq!(token_count(&app, &third).await, 0, "no token was minted");
+    probe
+        .nothing_written_since(&before, &[], "a mutation on a logged-out socket")
+        .await;
 
     // Logged out through this process: the session's socket is closed at once.
     app.ok(Some(&second), "mutation { logOut }", json!({}))
@@ -211,10 +216,15 @@ async fn a_revoked_api_token_stops_working_on_open_sockets(app: App) {
     sibling
         .ok(Some(&session), revoke, json!({ "id": tokens[0].1 }))
         .await;
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
     let r = run(&mut ws1, "t1", CREATE_TOKEN, json!({})).await;
     assert_eq!(code(&r), "UNAUTHENTICATED", "{r}");
     assert_no_data(&r);
     assert_eq!(token_count(&app, &session).await, 2, "no token was minted");
+    probe
+        .nothing_written_since(&before, &[], "a mutation on a socket of a revoked token")
+        .await;
 
     app.ok(Some(&session), revoke, json!({ "id": tokens[1].1 }))
         .await;
@@ -292,10 +302,28 @@ async fn a_revoked_organizer_loses_live_judging_and_member_emails(app: App) {
         rest.iter().all(|m| m["type"] == "complete"),
         "the subscription ended: {rest:?}"
     );
-    // And the same socket no longer reads member emails.
+    // And the same socket no longer reads member emails, nor writes as an organizer.
     let r = run(&mut ws, "m1", MEMBERS, json!({ "e": s.event_a })).await;
     assert_eq!(code(&r), "FORBIDDEN", "{r}");
     assert!(!r.to_string().contains(&s.emails.judge_a), "{r}");
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
+    let r = run(
+        &mut ws,
+        "w1",
+        "mutation($e: String!) { createTrack(event: $e, name: \"After revocation\") { id } }",
+        json!({ "e": s.event_a }),
+    )
+    .await;
+    assert_eq!(code(&r), "FORBIDDEN", "{r}");
+    assert_no_data(&r);
+    probe
+        .nothing_written_since(
+            &before,
+            &[],
+            "an organizer's write after the role was revoked",
+        )
+        .await;
 
     // Revoked through this process: the socket is closed before any progress arrives.
     grant_back().await;

@@ -201,45 +201,80 @@ pub enum Verification {
 /// Recomputes every row's hashes and links from genesis, in pages, and checks the head.
 pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
     const PAGE: u64 = 1000;
-    let mut prev = GENESIS.to_owned();
-    let mut expected_seq = 1i64;
+    let mut walk = ChainWalk::new();
     loop {
         let rows = audit_event::Entity::find()
-            .filter(audit_event::Column::Seq.gte(expected_seq))
+            .filter(audit_event::Column::Seq.gte(walk.next_seq))
             .order_by_asc(audit_event::Column::Seq)
             .limit(PAGE)
             .all(db)
             .await?;
         let n = rows.len() as u64;
-        for r in rows {
-            if let Some(reason) = check_row(&r, &prev, expected_seq) {
-                return Ok(Verification::Broken {
-                    seq: expected_seq,
-                    reason: reason.to_owned(),
-                });
+        for r in &rows {
+            if let Err(broken) = walk.push(r) {
+                return Ok(broken);
             }
-            prev = r.row_hash;
-            expected_seq += 1;
         }
         if n < PAGE {
             break;
         }
     }
-    let last = expected_seq - 1;
     let head = audit_head::Entity::find_by_id(1)
         .one(db)
         .await?
         .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
-    if head.seq != last || head.head_hash != prev {
-        return Ok(Verification::Broken {
-            seq: head.seq.max(last) + if head.seq > last { 0 } else { 1 },
-            reason: "audit head does not match the last row".into(),
-        });
+    Ok(walk.finish(&head))
+}
+
+/// The chain walked from genesis one row at a time, in seq order: [`verify`] feeds it the
+/// database's rows page by page, a PostgreSQL restore the rows of a `pg_dump` archive
+/// before anything is loaded (`crate::backup`).
+pub struct ChainWalk {
+    prev: String,
+    next_seq: i64,
+}
+
+impl Default for ChainWalk {
+    fn default() -> Self {
+        ChainWalk::new()
     }
-    Ok(Verification::Intact {
-        seq: last,
-        hash: prev,
-    })
+}
+
+impl ChainWalk {
+    pub fn new() -> ChainWalk {
+        ChainWalk {
+            prev: GENESIS.to_owned(),
+            next_seq: 1,
+        }
+    }
+
+    /// Takes the next row; `Err` is the verdict on the first row that does not fit.
+    pub fn push(&mut self, r: &audit_event::Model) -> Result<(), Verification> {
+        if let Some(reason) = check_row(r, &self.prev, self.next_seq) {
+            return Err(Verification::Broken {
+                seq: self.next_seq,
+                reason: reason.to_owned(),
+            });
+        }
+        self.prev.clone_from(&r.row_hash);
+        self.next_seq += 1;
+        Ok(())
+    }
+
+    /// The verdict once every row was pushed: the head row must name the last one.
+    pub fn finish(self, head: &audit_head::Model) -> Verification {
+        let last = self.next_seq - 1;
+        if head.seq != last || head.head_hash != self.prev {
+            return Verification::Broken {
+                seq: head.seq.max(last) + if head.seq > last { 0 } else { 1 },
+                reason: "audit head does not match the last row".into(),
+            };
+        }
+        Verification::Intact {
+            seq: last,
+            hash: self.prev,
+        }
+    }
 }
 
 /// What is wrong with row `r`, if anything, given the previous row's hash and the seq it

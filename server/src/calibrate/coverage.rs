@@ -3,7 +3,7 @@
 //! `cargo test --release --lib coverage_by_panel_shape -- --ignored --nocapture`.
 //!
 //! For each panel shape, over many seeds: the share of ranked projects whose true rank
-//! lies in their 90 % rank interval (overall, and among the true top 10 %), the mean
+//! lies in their 90 % rank interval (overall, and among the true top and bottom 10 %), the mean
 //! interval width, and the judge flags: how often a judge who scores at random is
 //! flagged, and how many honest judges are flagged (any flag but `ok`).
 
@@ -54,6 +54,8 @@ struct Tally {
     covered: usize,
     top_with_interval: usize,
     top_covered: usize,
+    bottom_with_interval: usize,
+    bottom_covered: usize,
     width: f64,
     random_judges: usize,
     random_flagged: usize,
@@ -90,6 +92,10 @@ fn measure(panel: &Panel, seed: u64, engine: Engine, t: &mut Tally) {
         t.with_interval += 1;
         t.covered += usize::from(hit);
         t.width += f64::from(hi - lo + 1);
+        if true_rank > ranked.len() - top {
+            t.bottom_with_interval += 1;
+            t.bottom_covered += usize::from(hit);
+        }
         if true_rank <= top {
             t.top_with_interval += 1;
             t.top_covered += usize::from(hit);
@@ -136,14 +142,14 @@ fn share(a: usize, b: usize) -> f64 {
 #[ignore = "a study: run it in release (see the module doc)"]
 fn coverage_by_panel_shape() {
     println!(
-        "| shape | panels | engine | coverage | top 10 % coverage | mean width | random scorers flagged | honest judges flagged |"
+        "| shape | panels | engine | coverage | top 10 % | bottom 10 % | mean width | random scorers flagged | honest judges flagged |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for shape in SHAPES {
-        for engine in [Engine::V2, Engine::V3] {
+        for engine in [Engine::V3, Engine::V4] {
             let t = tally(shape, engine);
             println!(
-                "| {}p/{}j/k{}/noise {} | {} | {engine:?} | {:.3} | {:.3} | {:.1} | {}/{} | {}/{} {:?} |",
+                "| {}p/{}j/k{}/noise {} | {} | {engine:?} | {:.3} | {:.3} | {:.3} | {:.1} | {}/{} | {}/{} {:?} |",
                 shape.projects,
                 shape.judges,
                 shape.k,
@@ -151,6 +157,7 @@ fn coverage_by_panel_shape() {
                 shape.seeds,
                 share(t.covered, t.with_interval),
                 share(t.top_covered, t.top_with_interval),
+                share(t.bottom_covered, t.bottom_with_interval),
                 t.width / t.with_interval.max(1) as f64,
                 t.random_flagged,
                 t.random_judges,
@@ -162,31 +169,41 @@ fn coverage_by_panel_shape() {
     }
 }
 
-// What engine v3 claims, asserted on fewer seeded panels than the study (deterministic:
-// the same panels and draws on every run; the bands leave room for the seeds' luck, not
-// for a regression).
+// What the current engine claims, asserted on fewer seeded panels than the study
+// (deterministic: the same panels and draws on every run): issue 11's band, 88–92 % of
+// true ranks inside their 90 % intervals, and at least 85 % at the top and the bottom.
 
-/// A small event (40 projects, 12 judges, 3 reviews each, one random scorer): intervals
-/// no longer too wide (v2: 0.945 on the study's 400 panels).
-#[test]
-fn small_panels_get_intervals_that_cover_about_ninety_percent() {
-    let t = tally(&shape(40, 12, 3, 0.12, 40), Engine::V3);
+fn assert_band(t: &Tally) {
     let c = share(t.covered, t.with_interval);
-    assert!((0.88..=0.935).contains(&c), "coverage {c}");
+    assert!((0.88..=0.92).contains(&c), "coverage {c}");
     let top = share(t.top_covered, t.top_with_interval);
     assert!(top >= 0.85, "top 10 % coverage {top}");
+    let bottom = share(t.bottom_covered, t.bottom_with_interval);
+    assert!(bottom >= 0.85, "bottom 10 % coverage {bottom}");
+}
+
+/// A small event (40 projects, 12 judges, 3 reviews each, one random scorer): intervals
+/// no longer too wide (v2: 0.945, v3: 0.921 on the study's 400 panels).
+#[test]
+fn small_panels_get_intervals_that_cover_about_ninety_percent() {
+    assert_band(&tally(&shape(40, 12, 3, 0.12, 40), Engine::V4));
+}
+
+/// Judges who disagree a lot (per-criterion noise 0.25): the true top and bottom tenth,
+/// where prizes are decided, no longer under-covered (v3: 0.849 and 0.821 on the
+/// study's 200 panels of 150 projects).
+#[test]
+fn noisy_panels_cover_the_top_and_bottom_tenth() {
+    assert_band(&tally(&shape(150, 40, 4, 0.25, 20), Engine::V4));
 }
 
 /// A sparse event (300 projects, 200 judges, 3 reviews each): intervals no longer too
-/// narrow (v2: 0.861), and honest judges with a few equal totals no longer called
+/// narrow (v2: 0.861, v3 0.921 too wide), and honest judges with a few equal totals no longer called
 /// constant (v2: 9 honest judges in 1,000 flagged).
 #[test]
 fn sparse_panels_get_intervals_that_cover_about_ninety_percent_and_few_false_flags() {
-    let t = tally(&shape(300, 200, 3, 0.12, 20), Engine::V3);
-    let c = share(t.covered, t.with_interval);
-    assert!((0.88..=0.93).contains(&c), "coverage {c}");
-    let top = share(t.top_covered, t.top_with_interval);
-    assert!(top >= 0.85, "top 10 % coverage {top}");
+    let t = tally(&shape(300, 200, 3, 0.12, 20), Engine::V4);
+    assert_band(&t);
     // The study's 100 panels: 1.5 per 1,000; these 20 draw unluckier judges.
     assert!(
         t.honest_flagged * 400 <= t.honest_judges,
@@ -201,7 +218,7 @@ fn sparse_panels_get_intervals_that_cover_about_ninety_percent_and_few_false_fla
 /// caught on most panels, and honest judges are flagged at most about once in 500.
 #[test]
 fn random_scorers_are_caught_and_honest_judges_rarely_flagged() {
-    let t = tally(&shape(150, 40, 6, 0.12, 20), Engine::V3);
+    let t = tally(&shape(150, 40, 6, 0.12, 20), Engine::V4);
     assert!(
         t.random_flagged * 10 >= t.random_judges * 8,
         "random scorers flagged {}/{}",
@@ -214,6 +231,5 @@ fn random_scorers_are_caught_and_honest_judges_rarely_flagged() {
         t.honest_flagged,
         t.honest_judges
     );
-    let c = share(t.covered, t.with_interval);
-    assert!((0.88..=0.92).contains(&c), "coverage {c}");
+    assert_band(&t);
 }

@@ -172,7 +172,7 @@ pub(crate) fn judges_out(
                 *slot = consensus_agreement(m, &by_judge[lj]);
             }
         }
-        if engine == Engine::V3 {
+        if engine.posterior() {
             let step = judge_tests::score_step(cand.iter().map(|r| r.y));
             let mut tested = vec![false; m.design.nj];
             for j in 0..nj {
@@ -197,7 +197,7 @@ pub(crate) fn judges_out(
                 FLAG_NO_REVIEWS
             } else if !judge_in_main[j] || local.is_none() {
                 FLAG_NOT_COMPARABLE
-            } else if engine == Engine::V3 {
+            } else if engine.posterior() {
                 if constant[j] {
                     FLAG_CONSTANT
                 } else if n == 1 {

@@ -123,9 +123,10 @@ fn pass(d: &Design, w: &[f64], lambda: f64, prior_df: f64, engine: Engine) -> Pa
     // small panel inflates the pooled variance of everyone (one random scorer
     // in twelve judges makes it ~1.7x an honest judge's) and with it every
     // interval.
-    let target = match engine {
-        Engine::V3 => typical_variance(&ss, &df).unwrap_or(pooled),
-        Engine::V1 | Engine::V2 => pooled,
+    let target = if engine.posterior() {
+        typical_variance(&ss, &df).unwrap_or(pooled)
+    } else {
+        pooled
     };
     let sig2 = (0..d.nj)
         .map(|j| (prior_df * target + ss[j]) / (prior_df + df[j]))

@@ -51,12 +51,21 @@ pub(crate) enum Engine {
     /// posterior instead of the residual bootstrap, judge flags by tests with a
     /// stated false-alarm rate, and the podium's certainty (see `posterior.rs`).
     V3,
+    /// `verdict-calibrate/4`: v3, with the posterior's noise taken from what the
+    /// residuals show and extreme-looking projects shrunk harder (see `posterior.rs`).
+    V4,
 }
 
 impl Engine {
     /// faer's factorisation and conjugate gradients (every engine after v1).
     fn faer(self) -> bool {
         self != Engine::V1
+    }
+
+    /// Rank intervals from the posterior, judge flags by tests, the podium's certainty
+    /// and the organizer's report (every engine from v3 on).
+    pub fn posterior(self) -> bool {
+        matches!(self, Engine::V3 | Engine::V4)
     }
 }
 
@@ -170,15 +179,18 @@ const CG_MAX_ITERATIONS: usize = 500;
 /// A normal prior `q ~ N(mean, pooled σ² / kappa)` on every project quality, in
 /// the same units as λ (pseudo-reviews of average weight). `kappa = 0` is flat.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct QualityPrior {
+pub(crate) struct QualityPrior<'a> {
     pub kappa: f64,
     pub mean: f64,
+    /// Per-project multipliers of `kappa` (empty: 1 for every project).
+    pub scale: &'a [f64],
 }
 
-impl QualityPrior {
-    pub const FLAT: QualityPrior = QualityPrior {
+impl QualityPrior<'static> {
+    pub const FLAT: QualityPrior<'static> = QualityPrior {
         kappa: 0.0,
         mean: 0.0,
+        scale: &[],
     };
 }
 
@@ -210,9 +222,13 @@ impl Normal {
         w: &[f64],
         y: &[f64],
         mask: Option<&[bool]>,
-        prior: QualityPrior,
+        prior: QualityPrior<'_>,
     ) -> Self {
-        let QualityPrior { kappa, mean: mu } = prior;
+        let QualityPrior {
+            kappa,
+            mean: mu,
+            scale,
+        } = prior;
         let use_i = |i: usize| mask.is_none_or(|m| m[i]);
         let mut s0 = Mat::<f64>::zeros(d.nj, d.nj);
         let mut rhs = vec![0.0; d.nj];
@@ -230,6 +246,11 @@ impl Normal {
             if tw <= 0.0 {
                 continue;
             }
+            let kappa = if scale.is_empty() {
+                kappa
+            } else {
+                kappa * scale[p]
+            };
             let (tw, ty) = if kappa > 0.0 {
                 (tw + kappa, ty + kappa * mu)
             } else {

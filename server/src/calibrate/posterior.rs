@@ -1,5 +1,5 @@
 //! Rank intervals and the podium's certainty from the model's Gaussian posterior
-//! (engine `verdict-calibrate/3`).
+//! (engines `verdict-calibrate/3` and `/4`).
 //!
 //! The fitted model is a linear Gaussian model once the noise weights and λ are fixed:
 //! reviews `y ~ N(q_p + b_j, σ̄² / w)`, offsets `b ~ N(0, σ̄² / λ)`. What it lacks for a
@@ -22,6 +22,12 @@
 //! ranks, the probability that a project holds a place is the share of draws in which it
 //! does, and the probability that A is better than B is the share of draws ranking A
 //! above B. The published ranks stay those of the point estimates `q̂`.
+//!
+//! Engine v4 changes two inputs of the same draws, measured in `coverage.rs`: the
+//! reviews' noise is the one the final residuals show ([`residual_noise`]), and a project
+//! that looks far from the mean is shrunk harder ([`tail_shrinkage`]). With both, every
+//! panel shape of the study covers 0.886–0.916 overall and at least 0.85 of the true top
+//! and bottom tenth (v3: 0.886–0.928, top tenth 0.820–0.913).
 
 use faer::Mat;
 
@@ -155,9 +161,8 @@ pub(crate) fn draw(
     }
     let nb = draws as usize;
     let np = d.np;
-    let Spread {
-        mean: mean_q, tau2, ..
-    } = spread(fit);
+    let sp = spread(fit);
+    let (mean_q, tau2) = (sp.mean, sp.tau2);
     if fit.pooled <= 0.0 || tau2 <= 0.0 {
         // The reviews fit exactly, or every estimate is the same: nothing is uncertain.
         let point = competition_ranks(&fit.q);
@@ -169,27 +174,36 @@ pub(crate) fn draw(
                 .collect(),
         });
     }
+    // v4 re-weighs the reviews and the prior; v3 keeps the fit's (bit for bit).
+    let (weights, scale) = match engine {
+        Engine::V4 => (residual_noise(d, fit, &sp), tail_shrinkage(fit, &sp)),
+        _ => (fit.w.clone(), Vec::new()),
+    };
+    let w = weights.as_slice();
     let prior = QualityPrior {
         kappa: fit.pooled / tau2,
         mean: mean_q,
+        scale: &scale,
     };
-    let kappa = prior.kappa;
-    let normal = Normal::build_with_prior(d, &fit.w, &d.y, None, prior);
+    let kappa: Vec<f64> = (0..np)
+        .map(|p| prior.kappa * scale.get(p).copied().unwrap_or(1.0))
+        .collect();
+    let normal = Normal::build_with_prior(d, w, &d.y, None, prior);
     let chol = normal.factor(fit.lambda, engine)?;
     // Posterior mean.
     let b_mean = normal.offsets(&chol);
     let q_mean: Vec<f64> = (0..np)
         .map(|p| {
             let cb: f64 = (d.start[p]..d.start[p + 1])
-                .map(|i| fit.w[i] * b_mean[d.j[i]])
+                .map(|i| w[i] * b_mean[d.j[i]])
                 .sum();
-            (normal.pyp[p] + kappa * mean_q - cb) / (normal.wp[p] + kappa)
+            (normal.pyp[p] + kappa[p] * mean_q - cb) / (normal.wp[p] + kappa[p])
         })
         .collect();
 
     // Perturbed right-hand sides, reduced to the judges: r_j - Cᵀ (D_p + κ)⁻¹ r_p.
-    let sqrt_w: Vec<f64> = fit.w.iter().map(|w| w.max(0.0).sqrt()).collect();
-    let (sqrt_kappa, sqrt_lambda) = (kappa.sqrt(), fit.lambda.max(0.0).sqrt());
+    let sqrt_w: Vec<f64> = w.iter().map(|w| w.max(0.0).sqrt()).collect();
+    let sqrt_lambda = fit.lambda.max(0.0).sqrt();
     let mut rhs = Mat::<f64>::zeros(d.nj, nb);
     let mut rp = Mat::<f64>::zeros(np, nb);
     let mut z = vec![0.0; d.len()];
@@ -198,15 +212,15 @@ pub(crate) fn draw(
         let mut rng = Rng::stream(seed, STREAM_POSTERIOR + b as u64);
         for p in 0..np {
             let range = d.start[p]..d.start[p + 1];
-            let mut r = sqrt_kappa * rng.normal();
+            let mut r = kappa[p].sqrt() * rng.normal();
             for i in range.clone() {
                 z[i] = sqrt_w[i] * rng.normal();
                 r += z[i];
             }
             rp[(p, b)] = r;
-            let scaled = r / (normal.wp[p] + kappa);
+            let scaled = r / (normal.wp[p] + kappa[p]);
             for i in range {
-                rhs[(d.j[i], b)] += z[i] - fit.w[i] * scaled;
+                rhs[(d.j[i], b)] += z[i] - w[i] * scaled;
             }
         }
         for j in 0..d.nj {
@@ -222,13 +236,65 @@ pub(crate) fn draw(
         progress.step(Stage::Bootstrapping, nb + b, 2 * nb);
         for (p, qp) in q.iter_mut().enumerate() {
             let cd: f64 = (d.start[p]..d.start[p + 1])
-                .map(|i| fit.w[i] * rhs[(d.j[i], b)])
+                .map(|i| w[i] * rhs[(d.j[i], b)])
                 .sum();
-            *qp = q_mean[p] + sd * (rp[(p, b)] - cd) / (normal.wp[p] + kappa);
+            *qp = q_mean[p] + sd * (rp[(p, b)] - cd) / (normal.wp[p] + kappa[p]);
         }
         for (p, r) in competition_ranks(&q).into_iter().enumerate() {
             ranks[p * nb + b] = r;
         }
     }
     Some(Draws { n: nb, ranks })
+}
+
+/// Engine v4: the least share of the fitted noise the residuals may bring it down to.
+const MIN_NOISE_SHARE: f64 = 0.25;
+/// Engine v4: degrees of freedom of the extra shrinkage of extreme-looking projects.
+const TAIL_DF: f64 = 4.0;
+
+/// Engine v4: each review's weight divided by the noise its residuals show. The final
+/// leverage-corrected standardised squared residuals `u_i = w_i r_i² / (σ̄² (1 − h_i))`
+/// are regressed on how far the project's estimate is from the mean, `z_p² = (q̂_p − μ)²
+/// / τ²`: `u ≈ a (1 + γ z²)`, `γ ≥ 0` (judges who spread their scores differently make
+/// extreme projects noisier), `a` floored at [`MIN_NOISE_SHARE`]. Measured: `a` averages
+/// 0.79–0.87 on 12-judge panels, `γ` 0.05, so the posterior's noise comes out smaller than
+/// the fit's and intervals on small panels narrower.
+fn residual_noise(d: &Design, fit: &ModelFit, s: &Spread) -> Vec<f64> {
+    let z2 = |p: usize| (fit.q[p] - s.mean).powi(2) / s.tau2;
+    let (mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0);
+    for i in 0..d.len() {
+        let u =
+            fit.w[i] * fit.resid[i] * fit.resid[i] / (fit.pooled * (1.0 - fit.lev[i]).max(1e-6));
+        let x = z2(d.p[i]);
+        sx += x;
+        sy += u;
+        sxx += x * x;
+        sxy += x * u;
+    }
+    let n = d.len().max(1) as f64;
+    let slope = (sxy - sx * sy / n) / (sxx - sx * sx / n).max(1e-12);
+    let a = sy / n - slope * sx / n;
+    let gamma = if a > 0.0 { (slope / a).max(0.0) } else { 0.0 };
+    let a = a.max(MIN_NOISE_SHARE);
+    (0..d.len())
+        .map(|i| fit.w[i] / (a * (1.0 + gamma * z2(d.p[i]))))
+        .collect()
+}
+
+/// Engine v4: per-project multipliers of the prior's precision `κ`,
+/// `(ν + z_p²) / (ν + 1)` with `z_p² = (q̂_p − μ)² / (τ² + var q̂_p)` and `ν =`
+/// [`TAIL_DF`]: a project that looks far from the mean is shrunk harder than the normal
+/// prior would (a lighter-tailed prior). The normal prior's intervals cover 90 % on
+/// average but only 81–86 % of the true top and bottom tenth, where the lucky projects
+/// are; a heavier tail (a `t` prior) made that worse (0.78–0.80 at ν = 4), this lifts it
+/// to 0.85–0.94 (module doc of `calibrate`).
+fn tail_shrinkage(fit: &ModelFit, s: &Spread) -> Vec<f64> {
+    fit.q
+        .iter()
+        .zip(&fit.var_q)
+        .map(|(q, v)| {
+            let z2 = (q - s.mean).powi(2) / (s.tau2 + v);
+            (TAIL_DF + z2) / (TAIL_DF + 1.0)
+        })
+        .collect()
 }

@@ -649,13 +649,18 @@ fn golden_result_hash() {
     assert_eq!(result_hash(&v2), GOLDEN_HASH_V2);
     assert!(v2.certainty.is_none() && v2.diagnostics.summary.is_none());
 
-    let v3 = calibrate(&inp, &params(42, 100));
+    let v3 = calibrate_version(&inp, &params(42, 100), ENGINE_VERSION_3).expect("v3 is known");
     check_invariants(&v3, &inp);
     assert_eq!(v3.engine_version, "verdict-calibrate/3");
     assert_eq!(result_hash(&v3), GOLDEN_HASH_V3);
+
+    let v4 = calibrate(&inp, &params(42, 100));
+    check_invariants(&v4, &inp);
+    assert_eq!(v4.engine_version, "verdict-calibrate/4");
+    assert_eq!(result_hash(&v4), GOLDEN_HASH_V4);
     assert_eq!(
         calibrate_version(&inp, &params(42, 100), ENGINE_VERSION),
-        Some(v3)
+        Some(v4)
     );
     assert_eq!(
         calibrate_version(&inp, &params(42, 100), "verdict-calibrate/0"),
@@ -670,6 +675,8 @@ const GOLDEN_HASH_V1: &str = "4d4ce3d9f9c1e36e86df0afb9b62fd26dd48cf27b014d23871
 const GOLDEN_HASH_V2: &str = "c0d6b96a45cd611f2fdfc76fab6a9a5019bfd3901c4c22916d96fb6d451f658a";
 /// v3 uses v2's factorisation, with the same caveat.
 const GOLDEN_HASH_V3: &str = "b2662c10ee48d3e52e57ba1d6824d75c38f671c2324ccbfd1972200f9bd8c132";
+/// v4 too.
+const GOLDEN_HASH_V4: &str = "ce4acd834ebd8d4ebb7c3a602422b56049d583382d9ac9818f0b85775d5c78ab";
 
 /// Both engines solve the same equations: on a mid-sized panel every
 /// estimate agrees to ~1e-9 and every rank, interval and flag is equal.

@@ -158,11 +158,13 @@ async fn for_team_write<C: ConnectionTrait>(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("event"))?;
-    let t = clock(txn).await?;
-    require_submissions_open(&e, t)?;
+    // Who may change it before when: a caller off the team is refused as such, whatever
+    // the time (a closed window is news only to the team).
     if !access.on_team(p.event_id, p.team_id) {
         return Err(AppError::forbidden("only the project's team may change it"));
     }
+    let t = clock(txn).await?;
+    require_submissions_open(&e, t)?;
     Ok((p, e, t))
 }
 

@@ -252,7 +252,9 @@ pub async fn compute_observed(
     plan: PlannedRun,
     progress: std::sync::Arc<calibrate::Progress>,
 ) -> AppResult<ComputedRun> {
+    let started = std::time::Instant::now();
     let result = compute(plan.input.clone(), plan.params.clone(), progress).await?;
+    crate::metrics::calibration_run(started.elapsed());
     Ok(ComputedRun { plan, result })
 }
 

@@ -301,6 +301,13 @@ pub async fn leave_team<C: ConnectionTrait>(
     actor: &Actor,
     t: &team::Model,
 ) -> AppResult<team::Model> {
+    // A team of an event the caller takes no part in is not one they can know of.
+    if !super::Access::load(txn, &actor.user)
+        .await?
+        .is_member(t.event_id)
+    {
+        return Err(AppError::NotFound("team"));
+    }
     let e = lock_event(txn, t.event_id).await?;
     team::Entity::find_by_id(t.id)
         .lock_exclusive()

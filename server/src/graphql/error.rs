@@ -1,5 +1,7 @@
 //! The one mapping from [`AppError`] to a GraphQL error with `extensions.code`.
-//! Internal details go to the log with the request id; the client sees only the id.
+//! Internal details go to the log with the request id; the client sees only the id, in
+//! the message of an internal error and in `extensions.requestId` of every error (the
+//! same id as the request's log line and its `x-request-id` header).
 
 use async_graphql::{Error, ErrorExtensions};
 
@@ -21,6 +23,7 @@ pub fn to_graphql(err: AppError, request_id: &str) -> Error {
     };
     Error::new(message).extend_with(|_, e| {
         e.set("code", code);
+        e.set("requestId", request_id);
         match &err {
             AppError::BadInput { field, .. } => e.set("field", field.as_str()),
             AppError::RateLimited { retry_after } => e.set("retryAfter", *retry_after),
@@ -85,6 +88,19 @@ mod tests {
         )));
         assert!(!msg.contains("hunter2"));
         assert!(msg.contains("req-1"));
+    }
+
+    #[test]
+    fn every_error_names_its_request() {
+        for err in [
+            AppError::forbidden("x"),
+            AppError::bad_input("title", "too long"),
+            AppError::Internal("secret detail".into()),
+        ] {
+            let e = to_graphql(err, "req-7");
+            let id = e.extensions.as_ref().and_then(|x| x.get("requestId"));
+            assert_eq!(id.map(|v| v.to_string()), Some("\"req-7\"".into()));
+        }
     }
 
     #[test]

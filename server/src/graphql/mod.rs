@@ -22,7 +22,7 @@ pub mod relay;
 pub mod subscription;
 
 pub use context::{RequestCtx, Services};
-use extensions::{LiveCredential, QueryLimits, RequestTimeout};
+use extensions::{LiveCredential, Observe, QueryLimits, RequestTimeout};
 use loaders::Loaders;
 use mutation::Mutation;
 use query::Query;
@@ -40,7 +40,9 @@ fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
 /// Builds the schema with its limits (see [`extensions`]). Building has no side effects.
 pub fn schema(services: Services, introspection: bool) -> VerdictSchema {
     let l = &services.limits;
+    // Observe first: it sees each request before the others and each response after them.
     let mut b = builder()
+        .extension(Observe)
         .extension(LiveCredential)
         .extension(RequestTimeout::new(l.request_timeout()))
         .extension(QueryLimits::new(l, introspection))

@@ -17,6 +17,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::graphql::is_mutation;
+use super::observe::RequestId;
 use super::{AppState, gql_error};
 use crate::crypto::random_string;
 use crate::domain::accounts;
@@ -29,6 +30,8 @@ const CSRF_HEADER: &str = "x-verdict-csrf";
 
 /// Who is calling, as the request says: not yet checked against the database.
 pub struct Caller {
+    /// The request's id (`observe::identify`); a websocket's is its upgrade request's.
+    pub request_id: String,
     credential: Credential,
     client: String,
     csrf_header: bool,
@@ -50,7 +53,13 @@ impl FromRequestParts<AppState> for Caller {
             .await
             .map_err(IntoResponse::into_response)?;
         let trusted = &state.services.limits.trusted_proxies;
+        // Every routed request has one; a router built without `identify` gets a fresh id.
+        let request_id = parts
+            .extensions
+            .get::<RequestId>()
+            .map_or_else(|| random_string(12), |id| id.0.to_string());
         Ok(Caller {
+            request_id,
             credential: credential(&parts.headers),
             client: super::client::client_ip(addr.ip(), &parts.headers, trusted).to_string(),
             csrf_header: parts.headers.get(CSRF_HEADER).is_some_and(|v| v == "1"),
@@ -98,6 +107,7 @@ impl Caller {
                 StatusCode::FORBIDDEN,
                 "FORBIDDEN",
                 "cookie-authenticated mutations need the header X-Verdict-Csrf: 1",
+                &self.request_id,
             )
         })
     }
@@ -106,7 +116,7 @@ impl Caller {
     /// is invalid, expired or revoked (never a silent anonymous request), 500 when the
     /// database fails.
     pub async fn authenticate(self, services: &Services) -> Result<RequestCtx, Response> {
-        let request_id = random_string(12);
+        let request_id = self.request_id;
         let raw = match self.credential {
             Credential::Bearer(t) | Credential::Cookie(t) => Some(t),
             Credential::None => None,
@@ -120,6 +130,7 @@ impl Caller {
                         StatusCode::UNAUTHORIZED,
                         "UNAUTHENTICATED",
                         "the token is invalid, expired or revoked",
+                        &request_id,
                     ));
                 }
                 Err(e) => {
@@ -128,6 +139,7 @@ impl Caller {
                         StatusCode::INTERNAL_SERVER_ERROR,
                         "INTERNAL",
                         &format!("internal error (request id {request_id})"),
+                        &request_id,
                     ));
                 }
             },

@@ -21,6 +21,30 @@ use crate::crypto::sha256_hex;
 use crate::graphql::{RequestCtx, request_data};
 use crate::memo::Memo;
 
+/// The metrics label of the operation an anonymous request runs, if its answer may be
+/// shared: a document that parses and holds no mutation. One parse, only for requests that
+/// were not answered from [`SharedAnswers`].
+fn shareable(req: &Request) -> Option<String> {
+    use async_graphql::parser::types::OperationType;
+    let doc = async_graphql::parser::parse_query(&req.query).ok()?;
+    if doc
+        .operations
+        .iter()
+        .any(|(_, op)| op.node.ty == OperationType::Mutation)
+    {
+        return None;
+    }
+    let name = match req.operation_name.as_deref() {
+        Some(wanted) => Some(wanted),
+        None => doc
+            .operations
+            .iter()
+            .next()
+            .and_then(|(name, _)| name.map(|n| n.as_str())),
+    };
+    Some(crate::metrics::operation_label(name))
+}
+
 /// Whether any operation of `query` is a mutation (a query that does not parse is not).
 pub(super) fn is_mutation(query: &str) -> bool {
     use async_graphql::parser::types::OperationType;
@@ -46,7 +70,7 @@ impl PersistedQueries {
     pub const CAPACITY: usize = 512;
 
     /// Fills in the text of a request that names its query by hash, or refuses it.
-    fn resolve(&self, req: &mut Request) -> Result<(), Box<Response>> {
+    fn resolve(&self, req: &mut Request, request_id: &str) -> Result<(), Box<Response>> {
         let Some(value) = req.extensions.remove("persistedQuery") else {
             return Ok(());
         };
@@ -60,6 +84,7 @@ impl PersistedQueries {
                 StatusCode::BAD_REQUEST,
                 "BAD_USER_INPUT",
                 "extensions.persistedQuery must be {\"version\": 1, \"sha256Hash\": \"...\"}",
+                request_id,
             )));
         };
         let hash = named.sha256_hash.to_ascii_lowercase();
@@ -71,6 +96,7 @@ impl PersistedQueries {
                         StatusCode::OK,
                         "PERSISTED_QUERY_NOT_FOUND",
                         "PersistedQueryNotFound",
+                        request_id,
                     )));
                 }
             }
@@ -81,6 +107,7 @@ impl PersistedQueries {
                 StatusCode::BAD_REQUEST,
                 "BAD_USER_INPUT",
                 "extensions.persistedQuery.sha256Hash is not the SHA-256 of the query",
+                request_id,
             )));
         }
         Ok(())
@@ -113,11 +140,13 @@ pub struct SharedAnswers(Memo<(String, i64, i64), Arc<Answer>>);
 /// The header that marks an answer given from [`SharedAnswers`].
 const SHARED: &str = "x-verdict-shared";
 
-/// An answer as sent: its status, content type and body.
+/// An answer as sent: its status, content type and body, with the label of its
+/// operation (for the metrics of the requests it answers).
 pub struct Answer {
     status: StatusCode,
     content_type: &'static str,
     body: Bytes,
+    operation: String,
 }
 
 impl SharedAnswers {
@@ -192,6 +221,7 @@ async fn execute(
     };
     // An anonymous single request: answered from the shared answers when nothing was
     // committed since one was computed for it (see [`SharedAnswers`]).
+    let started = std::time::Instant::now();
     let mut share = None;
     if rc.caller.is_none()
         && let BatchRequest::Single(req) = &batch
@@ -200,6 +230,9 @@ async fn execute(
         if let Ok(head) = crate::audit::head_seq(&st.services.db.conn).await {
             let key = SharedAnswers::key(req, graphql_response, head);
             if let Some(answer) = st.shared.0.get(&key) {
+                // Counted like an executed operation (`graphql::extensions::Observe`).
+                tracing::Span::current().record("operation", answer.operation.as_str());
+                crate::metrics::graphql_request(&answer.operation, "ok", Some(started.elapsed()));
                 let mut headers = HeaderMap::new();
                 headers.insert(SHARED, HeaderValue::from_static("1"));
                 return respond(
@@ -211,8 +244,8 @@ async fn execute(
                     true,
                 );
             }
-            if !is_mutation(&req.query) {
-                share = Some(key);
+            if let Some(operation) = shareable(req) {
+                share = Some((key, operation));
             }
         }
     }
@@ -255,13 +288,14 @@ async fn execute(
         (StatusCode::OK, "application/json")
     };
     let json = Bytes::from(serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec()));
-    if clean && let Some(key) = share {
+    if clean && let Some((key, operation)) = share {
         st.shared.0.insert(
             key,
             Arc::new(Answer {
                 status,
                 content_type,
                 body: json.clone(),
+                operation,
             }),
         );
     }
@@ -313,6 +347,8 @@ pub(super) async fn post(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let request_id = caller.request_id.clone();
+    let request_id = request_id.as_str();
     let body = match body {
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
@@ -323,6 +359,7 @@ pub(super) async fn post(
                     "the request body is larger than {} bytes",
                     st.services.limits.max_body
                 ),
+                request_id,
             );
         }
         Err(rejection) => {
@@ -330,6 +367,7 @@ pub(super) async fn post(
                 rejection.status(),
                 "BAD_USER_INPUT",
                 &format!("the request body could not be read: {rejection}"),
+                request_id,
             );
         }
     };
@@ -349,6 +387,7 @@ pub(super) async fn post(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "BAD_USER_INPUT",
             "send GraphQL as a POST with Content-Type: application/json",
+            request_id,
         );
     }
     let mut batch: BatchRequest = match serde_json::from_slice(&body) {
@@ -358,6 +397,7 @@ pub(super) async fn post(
                 StatusCode::BAD_REQUEST,
                 "BAD_USER_INPUT",
                 &format!("the body is not a GraphQL request: {e}"),
+                request_id,
             );
         }
     };
@@ -368,6 +408,7 @@ pub(super) async fn post(
                 StatusCode::BAD_REQUEST,
                 "QUERY_TOO_COMPLEX",
                 &format!("at most {max} operations per batch"),
+                request_id,
             );
         }
         if v.is_empty() {
@@ -375,12 +416,15 @@ pub(super) async fn post(
                 StatusCode::BAD_REQUEST,
                 "BAD_USER_INPUT",
                 "the batch is empty",
+                request_id,
             );
         }
     }
     let resolved = match &mut batch {
-        BatchRequest::Single(r) => st.persisted.resolve(r),
-        BatchRequest::Batch(v) => v.iter_mut().try_for_each(|r| st.persisted.resolve(r)),
+        BatchRequest::Single(r) => st.persisted.resolve(r, request_id),
+        BatchRequest::Batch(v) => v
+            .iter_mut()
+            .try_for_each(|r| st.persisted.resolve(r, request_id)),
     };
     if let Err(refused) = resolved {
         return *refused;
@@ -401,6 +445,7 @@ pub(super) async fn post(
 fn json_param(
     params: &HashMap<String, String>,
     name: &str,
+    request_id: &str,
 ) -> Result<Option<serde_json::Value>, Box<Response>> {
     params
         .get(name)
@@ -411,6 +456,7 @@ fn json_param(
                 StatusCode::BAD_REQUEST,
                 "BAD_USER_INPUT",
                 &format!("{name} is not JSON"),
+                request_id,
             ))
         })
 }
@@ -428,18 +474,20 @@ pub(super) async fn get(
     if query.is_none() && extensions.is_none() {
         return crate::web::playground().into_response();
     }
+    let request_id = caller.request_id.clone();
+    let request_id = request_id.as_str();
     let mut req = Request::new(query.cloned().unwrap_or_default());
-    match json_param(&params, "variables") {
+    match json_param(&params, "variables", request_id) {
         Ok(Some(vars)) => req = req.variables(async_graphql::Variables::from_json(vars)),
         Ok(None) => {}
         Err(refused) => return *refused,
     }
-    match json_param(&params, "extensions") {
+    match json_param(&params, "extensions", request_id) {
         Ok(Some(ext)) => req.extensions = serde_json::from_value(ext).unwrap_or_default(),
         Ok(None) => {}
         Err(refused) => return *refused,
     }
-    if let Err(refused) = st.persisted.resolve(&mut req) {
+    if let Err(refused) = st.persisted.resolve(&mut req, request_id) {
         return *refused;
     }
     if is_mutation(&req.query) {
@@ -447,6 +495,7 @@ pub(super) async fn get(
             StatusCode::METHOD_NOT_ALLOWED,
             "BAD_USER_INPUT",
             "mutations are only accepted over POST",
+            request_id,
         );
     }
     if let Some(op) = params.get("operationName") {

@@ -8,6 +8,8 @@
 //! - [`ws`]: the `/graphql/ws` websocket, held to the same limits and to revocations.
 //! - [`embed`]: `/embed/{slug}` and `/embed.js`, the gallery other sites may frame; every
 //!   other response says `X-Frame-Options: DENY`.
+//! - [`observe`]: request ids (`x-request-id`), one log line per request, the HTTP
+//!   metrics, and `GET /metrics`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +23,7 @@ use governor::middleware::NoOpMiddleware;
 use tower_governor::GovernorLayer;
 use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::TraceLayer;
 
 use crate::config::Limits;
 use crate::graphql::{Services, VerdictSchema};
@@ -29,6 +32,7 @@ pub mod auth;
 pub mod client;
 pub mod embed;
 pub mod graphql;
+pub mod observe;
 pub mod ws;
 
 /// Everything the handlers share.
@@ -48,6 +52,9 @@ pub struct AppState {
     /// Answers shared by anonymous requests while nothing is committed
     /// (`graphql::SharedAnswers`).
     pub shared: Arc<graphql::SharedAnswers>,
+    /// What `GET /metrics` serves, and to whom; `None`: this process records no metrics
+    /// (the endpoint answers 404).
+    pub metrics: Option<Arc<observe::Exporter>>,
 }
 
 /// The server is stopping. HTTP requests in flight are finished by axum's graceful
@@ -105,6 +112,7 @@ impl AppState {
             client: crate::web::ClientFiles::default(),
             persisted: Arc::default(),
             shared: Arc::default(),
+            metrics: None,
         }
     }
 }
@@ -134,12 +142,25 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/.well-known/verdict-signing-key", get(signing_key))
+        .route("/metrics", get(observe::metrics))
         .fallback(crate::web::serve)
         .layer(SetResponseHeaderLayer::overriding(
             header::X_FRAME_OPTIONS,
             HeaderValue::from_static("DENY"),
         ))
         .merge(frameable)
+        // One log line per request, in a span that carries its id: inside `identify`,
+        // which gives the id (and, wrapping each route, sees the matched path).
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(observe::span)
+                .on_request(())
+                .on_response(observe::answered)
+                .on_body_chunk(())
+                .on_eos(())
+                .on_failure(()),
+        )
+        .layer(axum::middleware::from_fn(observe::identify))
         .with_state(state)
 }
 
@@ -181,7 +202,9 @@ async fn signing_key(State(st): State<AppState>) -> Response {
 }
 
 /// The rate limiter's refusal, as a GraphQL error like every other: 429 with
-/// `RATE_LIMITED`, `retryAfter` seconds and the `Retry-After` header.
+/// `RATE_LIMITED`, `retryAfter` seconds and the `Retry-After` header. The limiter hands
+/// its error handler nothing of the request, so this one error names its request only in
+/// the `x-request-id` header.
 fn rate_limited(e: tower_governor::GovernorError) -> Response {
     let (status, retry_after) = match e {
         tower_governor::GovernorError::TooManyRequests { wait_time, .. } => {
@@ -208,10 +231,13 @@ fn rate_limited(e: tower_governor::GovernorError) -> Response {
         .into_response()
 }
 
-/// A response carrying one GraphQL error (for refusals before execution).
-fn gql_error(status: StatusCode, code: &str, message: &str) -> Response {
-    let body =
-        serde_json::json!({ "errors": [{ "message": message, "extensions": { "code": code } }] });
+/// A response carrying one GraphQL error (for refusals before execution), naming the
+/// request like every error does.
+fn gql_error(status: StatusCode, code: &str, message: &str, request_id: &str) -> Response {
+    let body = serde_json::json!({ "errors": [{
+        "message": message,
+        "extensions": { "code": code, "requestId": request_id },
+    }] });
     (
         status,
         [(header::CACHE_CONTROL, "no-store")],

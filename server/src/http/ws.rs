@@ -106,6 +106,9 @@ async fn serve(
     protocol: WebSocketProtocols,
     address: IpAddr,
 ) {
+    let _open = crate::metrics::Active::start(crate::metrics::WEBSOCKETS);
+    // The upgrade request's id names the connection's errors and log lines.
+    let request_id = caller.request_id.clone();
     // Subscribed before the credential is checked, so no revocation can fall in between.
     let mut revocations = st.services.bus.subscribe();
     // The connection's context, once `connection_init` has authenticated it.
@@ -156,7 +159,7 @@ async fn serve(
                 match &message {
                     Ok(ClientMessage::Start { id, .. }) => {
                         if let Err(refused) = gate.admit(id) {
-                            let text = refusal(protocol, id, refused, who.get());
+                            let text = refusal(protocol, id, refused, &request_id);
                             if sink.send(Message::Text(text.into())).await.is_err() {
                                 break;
                             }
@@ -266,13 +269,7 @@ fn completed(text: &str) -> Option<String> {
 
 /// The `error` message refusing operation `id`, in the protocol's shape: a list of errors
 /// (graphql-transport-ws) or one error (legacy graphql-ws).
-fn refusal(
-    protocol: WebSocketProtocols,
-    id: &str,
-    err: AppError,
-    rc: Option<&Arc<RequestCtx>>,
-) -> String {
-    let request_id = rc.map_or("websocket", |rc| rc.request_id.as_str());
+fn refusal(protocol: WebSocketProtocols, id: &str, err: AppError, request_id: &str) -> String {
     let mut error = to_graphql(err, request_id).into_server_error(Pos::default());
     error.locations.clear();
     let payload = match protocol {
@@ -421,7 +418,7 @@ mod tests {
             WebSocketProtocols::GraphQLWS,
             "q1",
             limited(),
-            None,
+            "r",
         ))
         .unwrap_or_default();
         assert_eq!(v["type"], "error");
@@ -432,7 +429,7 @@ mod tests {
             WebSocketProtocols::SubscriptionsTransportWS,
             "q1",
             limited(),
-            None,
+            "r",
         ))
         .unwrap_or_default();
         assert_eq!(v["payload"]["extensions"]["code"], "RATE_LIMITED");

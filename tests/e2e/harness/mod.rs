@@ -10,6 +10,7 @@
 //! - `scenario`: the shared event setups and the people in them ([`Scenario`])
 //! - `fixture`: the event fixtures to import
 //! - `smtp`: a mail receiver on 127.0.0.1 ([`SmtpSink`]) for the mail worker to deliver to
+//! - `snapshot`: every table's rows, to assert that a refusal wrote nothing ([`Probe`])
 //!
 //! This file holds the `e2e!` macro, [`run`] and the helpers that read a response.
 
@@ -25,14 +26,17 @@ mod operations;
 mod process;
 mod scenario;
 mod smtp;
+mod snapshot;
 mod ws;
 
+pub use client::Resp;
 pub use db::{Backend, TestDb, unique};
 pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
-pub use process::{App, verdict};
+pub use process::{App, CliOutput, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
 pub use smtp::SmtpSink;
+pub use snapshot::{Probe, Snapshot};
 pub use ws::Ws;
 
 /// The site administrator `App::site_admin` creates.

@@ -2,7 +2,11 @@
 //! killed when its [`App`] is dropped, and the CLI subcommands run against the same
 //! database and key file.
 
-use std::{process::Stdio, sync::Arc, time::Duration};
+use std::{
+    process::Stdio,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
@@ -61,6 +65,8 @@ pub struct App {
     pub http: reqwest::Client,
     pub db: Arc<TestDb>,
     child: Child,
+    /// Every line the server wrote to stderr (its log), in order.
+    stderr: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for App {
@@ -93,7 +99,8 @@ impl App {
         self.db.backend()
     }
 
-    pub(super) async fn spawn_on(db: Arc<TestDb>, flags: &[&str]) -> App {
+    /// A server on `db` (e.g. a database a test restored into), with `flags`.
+    pub async fn spawn_on(db: Arc<TestDb>, flags: &[&str]) -> App {
         let args = server_args(&db, flags);
         let mut child = Command::new(BIN)
             .args(&args)
@@ -105,10 +112,13 @@ impl App {
             .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
 
         let stderr = child.stderr.take().expect("stderr");
+        let logged: Arc<Mutex<Vec<String>>> = Arc::default();
+        let keep = logged.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 eprintln!("[verdict] {line}");
+                keep.lock().unwrap_or_else(|p| p.into_inner()).push(line);
             }
         });
 
@@ -159,6 +169,33 @@ impl App {
             http,
             db,
             child,
+            stderr: logged,
+        }
+    }
+
+    /// The lines the server has written to stderr so far.
+    pub fn log_lines(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Waits until the server has written a line to stderr that `found` accepts, and
+    /// returns it. Panics after `within`, showing the lines written.
+    pub async fn wait_for_log(&self, within: Duration, found: impl Fn(&str) -> bool) -> String {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(line) = self.log_lines().into_iter().find(|l| found(l)) {
+                return line;
+            }
+            if tokio::time::Instant::now() > deadline {
+                panic!(
+                    "no such log line within {within:?}; the server wrote:\n{}",
+                    self.log_lines().join("\n")
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 

@@ -18,6 +18,18 @@ impl App {
     /// [`App::ws`] with extra headers on the upgrade request (`Cookie`, `Origin`), as a
     /// browser sends them.
     pub async fn ws_with_headers(&self, init_payload: Value, headers: &[(&str, &str)]) -> Ws {
+        let mut ws = self.ws_unacknowledged(init_payload, headers).await;
+        let ack = ws
+            .next_json(Duration::from_secs(10))
+            .await
+            .expect("connection_ack");
+        assert_eq!(ack["type"], "connection_ack", "handshake: {ack}");
+        ws
+    }
+
+    /// Opens /graphql/ws and sends `connection_init`, without waiting for the server's
+    /// answer (which may be a refusal).
+    pub async fn ws_unacknowledged(&self, init_payload: Value, headers: &[(&str, &str)]) -> Ws {
         let mut req = format!("ws://127.0.0.1:{}/graphql/ws", self.port)
             .into_client_request()
             .expect("ws request");
@@ -48,13 +60,7 @@ impl App {
             ))
             .await
             .expect("send connection_init");
-        let mut ws = Ws { stream };
-        let ack = ws
-            .next_json(Duration::from_secs(10))
-            .await
-            .expect("connection_ack");
-        assert_eq!(ack["type"], "connection_ack", "handshake: {ack}");
-        ws
+        Ws { stream }
     }
 }
 

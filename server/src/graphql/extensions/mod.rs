@@ -6,6 +6,8 @@
 //! - [`RequestTimeout`]: the per-request time budget.
 //! - [`LiveCredential`]: on a websocket, each operation re-checks the connection's
 //!   credential and loads access fresh.
+//! - [`Observe`]: each operation's name and outcome to the metrics and the request log,
+//!   and the request id into every error's `extensions.requestId`.
 //!
 //! All are installed by [`super::schema`], so the HTTP handlers, the websocket and the
 //! in-process tests get the same limits.
@@ -16,10 +18,12 @@ use crate::error::AppError;
 
 mod credential;
 mod limits;
+mod observe;
 mod timeout;
 
 pub use credential::LiveCredential;
 pub use limits::{MAX_NESTING, QueryLimits};
+pub use observe::Observe;
 pub use timeout::RequestTimeout;
 
 /// The code of errors the caller caused: a syntax error, an unknown field, a variable of

@@ -42,3 +42,6 @@ pub mod metrics;
 pub mod planner;
 pub mod web;
 pub mod webhooks;
+
+#[cfg(test)]
+mod fuzz;

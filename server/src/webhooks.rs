@@ -172,6 +172,11 @@ pub fn parse_url(raw: &str) -> AppResult<Url> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(bad("must not carry credentials"));
     }
+    // What is stored and parsed again at every attempt is the parser's percent-encoded
+    // form, which may be several times longer than what was sent.
+    if url.as_str().len() > 2000 {
+        return Err(bad("is longer than 2,000 characters once percent-encoded"));
+    }
     match url.host() {
         None => Err(bad("has no host")),
         Some(Host::Domain("")) => Err(bad("has no host")),

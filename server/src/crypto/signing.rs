@@ -140,6 +140,14 @@ impl PublicKey {
 
     /// Whether `signature` (hex) signs the domain-tagged pre-image of `fields`.
     pub fn verify(&self, tag: &str, fields: &[&[u8]], signature: &str) -> bool {
+        // Only the spelling `sign` writes (lower-case hex): hex decoding ignores case, and
+        // a signed document must fail on any changed byte, a signature's letters included.
+        if !signature
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            return false;
+        }
         let Ok(bytes) = hex::decode(signature) else {
             return false;
         };
@@ -186,5 +194,8 @@ mod tests {
         assert!(!pk.verify(RUN_TAG, &[b"a", b"c"], &sig));
         assert!(!pk.verify(RUN_TAG, &[b"ab"], &sig));
         assert!(!pk.verify(RUN_TAG, &[b"a", b"b"], "00"));
+        // The same signature in upper case is another byte string: refused.
+        assert_ne!(sig.to_uppercase(), sig);
+        assert!(!pk.verify(RUN_TAG, &[b"a", b"b"], &sig.to_uppercase()));
     }
 }

@@ -56,7 +56,8 @@ async fn any_score<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<bool>
         > 0)
 }
 
-fn check_criterion(f: &CriterionFields) -> AppResult<()> {
+/// The rules a criterion's fields satisfy, for `saveCriterion` and the importer alike.
+pub(crate) fn check_criterion(f: &CriterionFields) -> AppResult<()> {
     let key_ok = !f.key.is_empty()
         && f.key.len() <= 32
         && f.key

@@ -82,9 +82,13 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
     let people: HashSet<&str> = f.people.iter().map(|p| p.external_id.as_str()).collect();
     let tracks: HashSet<&str> = f.tracks.iter().map(|p| p.external_id.as_str()).collect();
     let teams: HashSet<&str> = f.teams.iter().map(|p| p.external_id.as_str()).collect();
+    let mut organizers = HashSet::new();
     for o in &f.organizers {
         if !people.contains(o.as_str()) {
             return Err(row_err(format!("organizer {o}"), "unknown person"));
+        }
+        if !organizers.insert(o.as_str()) {
+            return Err(row_err(format!("organizer {o}"), "listed twice"));
         }
     }
     let mut on_team: HashMap<&str, &str> = HashMap::new();
@@ -106,10 +110,18 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
             }
         }
     }
+    let mut judging: HashMap<&str, &str> = HashMap::new();
     for j in &f.judges {
         let r = format!("judge {}", j.external_id);
         if !people.contains(j.person.as_str()) {
             return Err(row_err(&r, format!("unknown person {}", j.person)));
+        }
+        // One judge row per person: an event has one judge membership per person.
+        if let Some(other) = judging.insert(j.person.as_str(), j.external_id.as_str()) {
+            return Err(row_err(
+                &r,
+                format!("{} already judges as {other}", j.person),
+            ));
         }
         if let Some(t) = on_team.get(j.person.as_str()) {
             return Err(row_err(
@@ -161,11 +173,16 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
         if !(c.weight > 0.0 && c.weight.is_finite()) || c.min >= c.max {
             return Err(row_err(&r, "weight must be positive and min below max"));
         }
-        validate::text(
-            "description",
-            &c.description,
-            crate::domain::judging::CRITERION_DESCRIPTION_MAX,
-        )
+        // The rules saveCriterion holds a criterion to (key, name, description).
+        judging::check_criterion(&judging::CriterionFields {
+            key: c.key.clone(),
+            name: c.name.clone(),
+            weight: c.weight,
+            min: c.min,
+            max: c.max,
+            position: c.position,
+            description: Some(c.description.clone()),
+        })
         .map_err(|m| row_err(&r, m))?;
     }
     let judges: HashSet<&str> = f.judges.iter().map(|j| j.external_id.as_str()).collect();

@@ -104,7 +104,7 @@ pub async fn import<C: ConnectionTrait>(
                 public_id: Set(public_id("evt")),
                 external_id: Set(fe.external_id.clone()),
                 slug: Set(fe.slug.clone()),
-                name: Set(fe.name.clone()),
+                name: Set(fe.name.trim().to_owned()),
                 submissions_open: Set(fe.submissions_open),
                 submissions_close: Set(fe.submissions_close),
                 judging_open: Set(fe.judging_open),
@@ -114,7 +114,10 @@ pub async fn import<C: ConnectionTrait>(
                 reviews_per_project: Set(fe.reviews_per_project),
                 max_team_size: Set(fe.max_team_size),
                 registration: Set(event::Registration::InviteOnly),
-                time_zone: Set(fe.time_zone.clone().unwrap_or_else(|| "UTC".to_owned())),
+                time_zone: Set(fe
+                    .time_zone
+                    .as_deref()
+                    .map_or_else(|| "UTC".to_owned(), |z| z.trim().to_owned())),
                 created_at: Set(t0),
                 ..Default::default()
             }
@@ -140,7 +143,7 @@ pub async fn import<C: ConnectionTrait>(
                     public_id: Set(public_id("trk")),
                     event_id: Set(ev.id),
                     external_id: Set(t.external_id.clone()),
-                    name: Set(t.name.clone()),
+                    name: Set(t.name.trim().to_owned()),
                     ..Default::default()
                 }
                 .insert(txn)
@@ -161,7 +164,7 @@ pub async fn import<C: ConnectionTrait>(
                 user::ActiveModel {
                     public_id: Set(public_id("usr")),
                     email: Set(email),
-                    display_name: Set(p.display_name.clone()),
+                    display_name: Set(p.display_name.trim().to_owned()),
                     password_hash: Set(None),
                     is_site_admin: Set(false),
                     created_at: Set(t0),
@@ -201,6 +204,18 @@ pub async fn import<C: ConnectionTrait>(
             return Err(row_err(
                 format!("judge {}", j.external_id),
                 "this person is on a team in this event",
+            ));
+        }
+        // A judge's external id names one person in an event: the database holds it
+        // unique, and a re-import must not hand another person's row to this one.
+        if memberships.iter().any(|m| {
+            m.role == Role::Judge
+                && m.user_id != uid
+                && m.external_id.as_deref() == Some(j.external_id.as_str())
+        }) {
+            return Err(row_err(
+                format!("judge {}", j.external_id),
+                "this external id is another person's judge row in this event",
             ));
         }
         if !has_role(uid, Role::Judge) {
@@ -243,7 +258,7 @@ pub async fn import<C: ConnectionTrait>(
                     public_id: Set(public_id("team")),
                     event_id: Set(ev.id),
                     external_id: Set(t.external_id.clone()),
-                    name: Set(t.name.clone()),
+                    name: Set(t.name.trim().to_owned()),
                     invite_code: Set(random_string(12)),
                     invite_code_expires_at: Set(Some(crate::domain::teams::code_expiry(&ev, t0))),
                     created_at: Set(t0),
@@ -349,7 +364,7 @@ async fn import_judging<C: ConnectionTrait>(
             public_id: Set(public_id("crit")),
             event_id: Set(ev.id),
             key: Set(c.key.clone()),
-            name: Set(c.name.clone()),
+            name: Set(c.name.trim().to_owned()),
             weight: Set(c.weight),
             min_score: Set(c.min),
             max_score: Set(c.max),

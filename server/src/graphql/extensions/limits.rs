@@ -35,7 +35,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextRequest, NextValidation,
 };
-use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
+use async_graphql::parser::types::{
+    DocumentOperations, ExecutableDocument, Selection, SelectionSet,
+};
+use async_graphql::registry::{MetaType, MetaTypeName, Registry};
 use async_graphql::{Name, Request, Response, ServerError, ServerResult, ValidationResult};
 
 use super::{BAD_USER_INPUT, INTERNAL, set_code, too_complex};
@@ -135,6 +138,7 @@ impl Extension for Checker {
                 return Err(e);
             }
         };
+        check_variables(&ctx.schema_env.registry, &doc, &request)?;
         check_nesting(&doc)?;
         check_fields(&doc, self.config.max_fields)?;
         check_directives(&doc, self.config.max_directives)?;
@@ -196,6 +200,112 @@ impl Extension for Checker {
             return Err(vec![too_complex("Query is nested too deep.".into(), None)]);
         }
         Ok(result)
+    }
+}
+
+/// Refuses an operation whose variables do not fit their declared types (a required one
+/// missing or null, a value of the wrong type, an input object with an unknown or a missing
+/// required field), as a request error: BAD_USER_INPUT, before validation. async-graphql
+/// would instead fail at the field that uses the variable, with an error that has a path
+/// and no code, which `request` could only call INTERNAL. Only the operation that runs is
+/// checked (by operationName, or the only one).
+fn check_variables(
+    registry: &Registry,
+    doc: &ExecutableDocument,
+    request: &Request,
+) -> ServerResult<()> {
+    let op = match (&request.operation_name, &doc.operations) {
+        (Some(name), ops) => ops
+            .iter()
+            .find(|(n, _)| n.is_some_and(|n| n.as_str() == name.as_str()))
+            .map(|(_, op)| op),
+        (None, DocumentOperations::Single(op)) => Some(op),
+        (None, DocumentOperations::Multiple(ops)) if ops.len() == 1 => ops.values().next(),
+        // No operation to run: async-graphql refuses the request itself.
+        _ => None,
+    };
+    let Some(op) = op else {
+        return Ok(());
+    };
+    for def in &op.node.variable_definitions {
+        let d = &def.node;
+        let ty = d.var_type.node.to_string();
+        let problem = match request.variables.get(&d.name.node) {
+            None if d.var_type.node.nullable || d.default_value.is_some() => None,
+            None => Some("was not provided".to_owned()),
+            Some(v) => {
+                input_problem(registry, &ty, v).map(|p| format!("got an invalid value: {p}"))
+            }
+        };
+        if let Some(p) = problem {
+            let mut e = ServerError::new(
+                format!("Variable \"${}\" of type \"{ty}\" {p}.", d.name.node),
+                Some(def.pos),
+            );
+            set_code(&mut e, BAD_USER_INPUT);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// What is wrong with `v` as a value of the GraphQL type `ty` (as the SDL spells it), by
+/// the input coercion rules: null only where nullable, a single value for a list, enum
+/// names, input objects with known fields and their required ones, scalars by their own
+/// check.
+fn input_problem(registry: &Registry, ty: &str, v: &async_graphql::Value) -> Option<String> {
+    use async_graphql::Value;
+    match MetaTypeName::create(ty) {
+        MetaTypeName::NonNull(inner) => match v {
+            Value::Null => Some(format!("expected {ty}, found null")),
+            v => input_problem(registry, inner, v),
+        },
+        MetaTypeName::List(inner) => match v {
+            Value::List(items) => items.iter().find_map(|x| input_problem(registry, inner, x)),
+            Value::Null => None,
+            v => input_problem(registry, inner, v),
+        },
+        MetaTypeName::Named(name) => {
+            if *v == Value::Null {
+                return None;
+            }
+            match registry.types.get(name)? {
+                MetaType::Scalar {
+                    is_valid: Some(ok), ..
+                } => (!ok(v)).then(|| format!("expected {name}")),
+                MetaType::Enum { enum_values, .. } => match v {
+                    Value::Enum(n) if enum_values.contains_key(n.as_str()) => None,
+                    Value::String(n) if enum_values.contains_key(n.as_str()) => None,
+                    _ => Some(format!("expected a value of {name}")),
+                },
+                MetaType::InputObject {
+                    input_fields,
+                    oneof,
+                    ..
+                } => {
+                    let Value::Object(m) = v else {
+                        return Some(format!("expected {name}"));
+                    };
+                    if let Some(k) = m.keys().find(|k| !input_fields.contains_key(k.as_str())) {
+                        return Some(format!("{name} has no field {k}"));
+                    }
+                    if *oneof && m.len() != 1 {
+                        return Some(format!("{name} takes exactly one field"));
+                    }
+                    input_fields
+                        .values()
+                        .find_map(|f| match m.get(f.name.as_str()) {
+                            Some(x) => input_problem(registry, &f.ty, x)
+                                .map(|p| format!("{name}.{}: {p}", f.name)),
+                            None if f.ty.ends_with('!') && f.default_value.is_none() => {
+                                Some(format!("{name}.{} is required", f.name))
+                            }
+                            None => None,
+                        })
+                }
+                _ => None,
+            }
+        }
     }
 }
 
@@ -390,6 +500,9 @@ mod tests {
         async fn leaf(&self) -> i32 {
             1
         }
+        async fn echo(&self, n: i32) -> i32 {
+            n
+        }
     }
 
     fn schema(introspection: bool) -> Schema<Root, EmptyMutation, EmptySubscription> {
@@ -422,6 +535,35 @@ mod tests {
                 .map(|c| c.to_string().trim_matches('"').to_owned())
                 .unwrap_or_else(|| format!("no code: {}", e.message)),
         }
+    }
+
+    /// A required variable left out (or null), or one of the wrong type, is the caller's
+    /// mistake, refused before anything runs; one with a default may be left out.
+    #[tokio::test]
+    async fn a_missing_required_variable_is_bad_user_input() {
+        let s = schema(false);
+        let run = |q: &str, vars: serde_json::Value| {
+            s.execute(Request::new(q).variables(async_graphql::Variables::from_json(vars)))
+        };
+        let q = "query($n: Int!) { echo(n: $n) }";
+        for vars in [
+            serde_json::json!({}),
+            serde_json::json!({ "n": null }),
+            serde_json::json!({ "n": false }),
+            serde_json::json!({ "n": { "x": 1 } }),
+            serde_json::json!({ "n": 1.5 }),
+        ] {
+            let resp = run(q, vars).await;
+            assert!(resp.data == async_graphql::Value::Null);
+            assert!(resp.errors[0].message.contains("$n"), "{:?}", resp.errors);
+            assert_eq!(code_of(resp), "BAD_USER_INPUT");
+        }
+        assert_eq!(code_of(run(q, serde_json::json!({ "n": 2 })).await), "ok");
+        let named = "query A($n: Int!) { echo(n: $n) } query B { leaf }";
+        let resp = s.execute(Request::new(named).operation_name("B")).await;
+        assert_eq!(code_of(resp), "ok");
+        let defaulted = "query($n: Int! = 3) { echo(n: $n) }";
+        assert_eq!(code_of(run(defaulted, serde_json::json!({})).await), "ok");
     }
 
     /// The message of the first error.

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, PASSWORD, Ws, error_code, op, str_at, unique};
+use crate::harness::{App, PASSWORD, Ws, error_code, op, str_at, unique, ws_code, ws_errors};
 
 e2e! {
     a_cookie_mutation_hidden_in_a_batch_needs_the_csrf_header,
@@ -60,28 +60,6 @@ const WAIT: Duration = Duration::from_secs(10);
 
 fn bearer(token: &str) -> Value {
     json!({ "authorization": format!("Bearer {token}") })
-}
-
-/// The errors of a websocket answer: an `error` message's payload or a `next`'s errors.
-fn ws_errors(msg: &Value) -> Vec<Value> {
-    let errors = if msg["type"] == "error" {
-        &msg["payload"]
-    } else {
-        &msg["payload"]["errors"]
-    };
-    match errors {
-        Value::Array(v) => v.clone(),
-        Value::Null => vec![],
-        one => vec![one.clone()],
-    }
-}
-
-fn ws_code(msg: &Value) -> String {
-    ws_errors(msg)
-        .first()
-        .and_then(|e| e["extensions"]["code"].as_str())
-        .unwrap_or("none")
-        .to_string()
 }
 
 /// The first answer (`next` or `error`) to operation `id` on `ws`.

@@ -13,7 +13,7 @@ use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::harness::{App, PASSWORD, Ws, str_at, unique};
+use crate::harness::{App, PASSWORD, Ws, str_at, unique, ws_code};
 
 e2e! {
     the_session_cookie_counts_only_on_sockets_opened_by_this_servers_own_pages,
@@ -58,29 +58,6 @@ async fn answer(ws: &mut Ws, id: &str) -> Value {
 async fn run(ws: &mut Ws, id: &str, query: &str, vars: Value) -> Value {
     ws.subscribe(id, query, vars).await;
     answer(ws, id).await
-}
-
-/// The errors of an answer: an `error` message's payload (a list, or one error in the
-/// legacy protocol) or the errors a `next` carries.
-fn errors(msg: &Value) -> Vec<Value> {
-    let errors = if msg["type"] == "error" {
-        &msg["payload"]
-    } else {
-        &msg["payload"]["errors"]
-    };
-    match errors {
-        Value::Array(v) => v.clone(),
-        Value::Null => vec![],
-        one => vec![one.clone()],
-    }
-}
-
-fn code(msg: &Value) -> String {
-    errors(msg)
-        .first()
-        .and_then(|e| e["extensions"]["code"].as_str())
-        .unwrap_or("none")
-        .to_string()
 }
 
 /// The answer carries no data at all.
@@ -164,7 +141,7 @@ async fn log_out_ends_the_session_on_open_sockets(app: App) {
     let mut ws2 = app.ws(bearer(&second)).await;
     let mut ws3 = app.ws(bearer(&third)).await;
     let r = run(&mut ws1, "t0", TOKENS, json!({})).await;
-    assert_eq!(code(&r), "none", "the socket works before: {r}");
+    assert_eq!(ws_code(&r), "none", "the socket works before: {r}");
 
     // Logged out through another server process: no bus reaches this one's sockets, so
     // the next operation on the open socket must find the session dead by itself.
@@ -175,7 +152,7 @@ async fn log_out_ends_the_session_on_open_sockets(app: App) {
     let probe = app.probe().await;
     let before = probe.snapshot().await;
     let r = run(&mut ws1, "t1", CREATE_TOKEN, json!({})).await;
-    assert_eq!(code(&r), "UNAUTHENTICATED", "{r}");
+    assert_eq!(ws_code(&r), "UNAUTHENTICATED", "{r}");
     assert_no_data(&r);
     assert_eq!(token_count(&app, &third).await, 0, "no token was minted");
     probe
@@ -190,7 +167,7 @@ async fn log_out_ends_the_session_on_open_sockets(app: App) {
 
     // Another session of the same person is not affected.
     let r = run(&mut ws3, "t2", TOKENS, json!({})).await;
-    assert_eq!(code(&r), "none", "{r}");
+    assert_eq!(ws_code(&r), "none", "{r}");
 }
 
 async fn a_revoked_api_token_stops_working_on_open_sockets(app: App) {
@@ -210,7 +187,7 @@ async fn a_revoked_api_token_stops_working_on_open_sockets(app: App) {
     let mut ws1 = app.ws(bearer(&tokens[0].0)).await;
     let mut ws2 = app.ws(bearer(&tokens[1].0)).await;
     let r = run(&mut ws1, "t0", TOKENS, json!({})).await;
-    assert_eq!(code(&r), "none", "the socket works before: {r}");
+    assert_eq!(ws_code(&r), "none", "the socket works before: {r}");
 
     let sibling = app.sibling(&[]).await;
     sibling
@@ -219,7 +196,7 @@ async fn a_revoked_api_token_stops_working_on_open_sockets(app: App) {
     let probe = app.probe().await;
     let before = probe.snapshot().await;
     let r = run(&mut ws1, "t1", CREATE_TOKEN, json!({})).await;
-    assert_eq!(code(&r), "UNAUTHENTICATED", "{r}");
+    assert_eq!(ws_code(&r), "UNAUTHENTICATED", "{r}");
     assert_no_data(&r);
     assert_eq!(token_count(&app, &session).await, 2, "no token was minted");
     probe
@@ -270,7 +247,7 @@ async fn a_revoked_organizer_loses_live_judging_and_member_emails(app: App) {
 
     let mut ws = app.ws(bearer(&second)).await;
     let r = run(&mut ws, "m0", MEMBERS, json!({ "e": s.event_a })).await;
-    assert_eq!(code(&r), "none", "an organizer reads member emails: {r}");
+    assert_eq!(ws_code(&r), "none", "an organizer reads member emails: {r}");
     assert!(r.to_string().contains(&s.emails.judge_a), "{r}");
     ws.subscribe("p", PROGRESS, json!({ "e": s.event_a })).await;
     tokio::time::sleep(Duration::from_millis(1000)).await;
@@ -292,7 +269,7 @@ async fn a_revoked_organizer_loses_live_judging_and_member_emails(app: App) {
         .await;
     assign(&p2).await;
     let msg = answer(&mut ws, "p").await;
-    assert_eq!(code(&msg), "FORBIDDEN", "{msg}");
+    assert_eq!(ws_code(&msg), "FORBIDDEN", "{msg}");
     assert_no_data(&msg);
     let mut rest = vec![];
     while let Some(m) = ws.next_json(Duration::from_secs(1)).await {
@@ -304,7 +281,7 @@ async fn a_revoked_organizer_loses_live_judging_and_member_emails(app: App) {
     );
     // And the same socket no longer reads member emails, nor writes as an organizer.
     let r = run(&mut ws, "m1", MEMBERS, json!({ "e": s.event_a })).await;
-    assert_eq!(code(&r), "FORBIDDEN", "{r}");
+    assert_eq!(ws_code(&r), "FORBIDDEN", "{r}");
     assert!(!r.to_string().contains(&s.emails.judge_a), "{r}");
     let probe = app.probe().await;
     let before = probe.snapshot().await;
@@ -315,7 +292,7 @@ async fn a_revoked_organizer_loses_live_judging_and_member_emails(app: App) {
         json!({ "e": s.event_a }),
     )
     .await;
-    assert_eq!(code(&r), "FORBIDDEN", "{r}");
+    assert_eq!(ws_code(&r), "FORBIDDEN", "{r}");
     assert_no_data(&r);
     probe
         .nothing_written_since(
@@ -353,7 +330,7 @@ async fn an_oversized_message_is_refused_unread(app: App) {
     // Under the body limit (64 KiB by default), a padded operation runs.
     let padded = format!("# {}\n{TOKENS}", "x".repeat(32 * 1024));
     let r = run(&mut ws, "small", &padded, json!({})).await;
-    assert_eq!(code(&r), "none", "{r}");
+    assert_eq!(ws_code(&r), "none", "{r}");
 
     // 5 MB: refused by the socket before it is read whole; the mutation never runs.
     let huge = format!("# {}\n{CREATE_TOKEN}", "x".repeat(5 * 1024 * 1024));
@@ -394,7 +371,7 @@ async fn burst(ws: &mut Ws, tag: &str, n: usize) -> (usize, usize) {
                 answered += 1;
             }
             Some("error") => {
-                assert_eq!(code(&msg), "RATE_LIMITED", "{msg}");
+                assert_eq!(ws_code(&msg), "RATE_LIMITED", "{msg}");
                 let retry = msg["payload"][0]["extensions"]["retryAfter"].as_u64();
                 assert!(retry.is_some_and(|r| r >= 1), "retryAfter: {msg}");
                 refused += 1;
@@ -467,7 +444,7 @@ async fn operations_beyond_the_cap_are_refused_in_both_protocols(app: App) {
         }
         let msg = answer(ws, "s3").await;
         assert_eq!(msg["type"], "error", "{msg}");
-        assert_eq!(code(&msg), "QUERY_TOO_COMPLEX", "{msg}");
+        assert_eq!(ws_code(&msg), "QUERY_TOO_COMPLEX", "{msg}");
         // Stopping one frees its place.
         ws.send(json!({ "id": "s0", "type": stop })).await;
         tokio::time::sleep(Duration::from_millis(300)).await;

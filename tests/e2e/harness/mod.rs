@@ -37,7 +37,7 @@ pub use process::{App, CliOutput, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
 pub use smtp::SmtpSink;
 pub use snapshot::{Probe, Snapshot};
-pub use ws::Ws;
+pub use ws::{Ws, ws_code, ws_errors};
 
 /// The site administrator `App::site_admin` creates.
 pub const ADMIN_EMAIL: &str = "root@example.org";

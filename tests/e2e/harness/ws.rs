@@ -139,3 +139,27 @@ impl Ws {
         }
     }
 }
+
+/// The errors of a websocket answer: an `error` message's payload (a list, or one error in
+/// the legacy protocol) or the errors a `next` carries.
+pub fn ws_errors(msg: &Value) -> Vec<Value> {
+    let errors = if msg["type"] == "error" {
+        &msg["payload"]
+    } else {
+        &msg["payload"]["errors"]
+    };
+    match errors {
+        Value::Array(v) => v.clone(),
+        Value::Null => vec![],
+        one => vec![one.clone()],
+    }
+}
+
+/// The first error's `extensions.code` of a websocket answer, `"none"` without errors.
+pub fn ws_code(msg: &Value) -> String {
+    ws_errors(msg)
+        .first()
+        .and_then(|e| e["extensions"]["code"].as_str())
+        .unwrap_or("none")
+        .to_string()
+}

@@ -29,6 +29,8 @@
 //! panel shape of the study covers 0.886–0.916 overall and at least 0.85 of the true top
 //! and bottom tenth (v3: 0.886–0.928, top tenth 0.820–0.913).
 
+use std::borrow::Cow;
+
 use faer::Mat;
 
 use super::bootstrap::{INTERVAL_LEVEL, competition_ranks, nearest_rank};
@@ -176,10 +178,13 @@ pub(crate) fn draw(
     }
     // v4 re-weighs the reviews and the prior; v3 keeps the fit's (bit for bit).
     let (weights, scale) = match engine {
-        Engine::V4 => (residual_noise(d, fit, &sp), tail_shrinkage(fit, &sp)),
-        _ => (fit.w.clone(), Vec::new()),
+        Engine::V4 => (
+            Cow::Owned(residual_noise(d, fit, &sp)),
+            tail_shrinkage(fit, &sp),
+        ),
+        _ => (Cow::Borrowed(fit.w.as_slice()), Vec::new()),
     };
-    let w = weights.as_slice();
+    let w: &[f64] = &weights;
     let prior = QualityPrior {
         kappa: fit.pooled / tau2,
         mean: mean_q,

@@ -114,13 +114,7 @@ async fn sqlite_backup(url: &str, file: &Path) -> AppResult<Backup> {
     let chain = audit::verify(&copy).await;
     copy.close().await?;
     let chain = chain?;
-    let bytes = size(&partial.path)?;
-    link_new(&partial.path, file)?;
-    Ok(Backup {
-        file: file.to_owned(),
-        bytes,
-        chain,
-    })
+    put_in_place(&partial.path, file, chain)
 }
 
 async fn sqlite_restore(url: &str, file: &Path) -> AppResult<Restore> {
@@ -289,13 +283,7 @@ async fn pg_backup(url: &str, file: &Path) -> AppResult<Backup> {
     let dumped = tool("pg_dump", &args, &hint).await;
     txn.commit().await?;
     dumped?;
-    let bytes = size(&partial.path)?;
-    link_new(&partial.path, file)?;
-    Ok(Backup {
-        file: file.to_owned(),
-        bytes,
-        chain,
-    })
+    put_in_place(&partial.path, file, chain)
 }
 
 async fn pg_restore(url: &str, file: &Path) -> AppResult<Restore> {
@@ -600,6 +588,17 @@ fn refuse_existing(file: &Path) -> AppResult<()> {
 
 /// Puts the finished copy in place under `to`, failing if `to` exists (a hard link, never
 /// a rename over it).
+/// A complete, verified copy at `partial` becomes FILE (never overwriting it).
+fn put_in_place(partial: &Path, file: &Path, chain: Verification) -> AppResult<Backup> {
+    let bytes = size(partial)?;
+    link_new(partial, file)?;
+    Ok(Backup {
+        file: file.to_owned(),
+        bytes,
+        chain,
+    })
+}
+
 fn link_new(from: &Path, to: &Path) -> AppResult<()> {
     std::fs::hard_link(from, to).map_err(|e| match e.kind() {
         ErrorKind::AlreadyExists => AppError::conflict(format!(

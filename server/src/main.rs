@@ -783,7 +783,7 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         bus: Bus::new(),
         limits: cfg.limits.clone(),
         // Served over TLS: said by the flag, or by a public address that is https.
-        tls_cookies: cfg.tls_cookies || public_url.starts_with("https://"),
+        served_over_tls: cfg.tls_cookies || public_url.starts_with("https://"),
         parsed_runs: Default::default(),
         leaderboards: Default::default(),
         progress: Default::default(),

@@ -26,17 +26,21 @@ use verdict::config::Limits;
 use verdict::db::Db;
 use verdict::domain::{Actor, accounts, import};
 use verdict::error::AppError;
-use verdict::graphql::{self, RequestCtx, Services, bus::Bus};
+use verdict::graphql::{self, RequestCtx, Services};
 
 #[path = "../src/fuzz/support.rs"]
 #[allow(dead_code, reason = "string corpora are for the pure targets")]
 mod support;
+
+#[path = "../../tests/support/in_process.rs"]
+mod in_process;
 
 /// The fresh databases, shared with the end-to-end harness.
 #[path = "../../tests/e2e/harness/db.rs"]
 #[allow(dead_code, reason = "this target uses SQLite only")]
 mod test_db;
 
+use in_process::{import_committed, site_admin};
 use test_db::{Backend, TestDb};
 
 /// Random cases per CI run (each target also runs its whole corpus). The three together
@@ -75,26 +79,6 @@ fn other_event(tag: &str) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
-async fn import_committed(db: &Db, fixture: Value) {
-    let f = import::parse(fixture).expect("fixture parses");
-    let txn = db.write().await.expect("begin");
-    import::import(&txn, "", &f).await.expect("import");
-    txn.commit().await.expect("commit");
-}
-
-async fn site_admin(db: &Db) -> Actor {
-    let txn = db.write().await.expect("begin");
-    accounts::admin_create(&txn, "root@example.org")
-        .await
-        .expect("admin");
-    txn.commit().await.expect("commit");
-    let user = verdict::domain::user_by_email(&db.conn, "root@example.org")
-        .await
-        .expect("read")
-        .expect("the admin");
-    Actor { user }
-}
-
 fn signer(dir: &std::path::Path) -> Arc<verdict::crypto::signing::Signer25519> {
     Arc::new(
         verdict::crypto::signing::Signer25519::load_or_create(&dir.join("signing.key"))
@@ -104,22 +88,7 @@ fn signer(dir: &std::path::Path) -> Arc<verdict::crypto::signing::Signer25519> {
 
 /// The services `serve` builds, with the default limits.
 fn services(db: &Db, dir: &std::path::Path) -> Services {
-    Services {
-        db: db.clone(),
-        bus: Bus::new(),
-        limits: Limits::default(),
-        tls_cookies: false,
-        signer: signer(dir),
-        parsed_runs: Default::default(),
-        leaderboards: Default::default(),
-        progress: Default::default(),
-        publications: Default::default(),
-        calibrations: Default::default(),
-        links: verdict::domain::outbox::Links::new("http://verdict.test"),
-        mail: Default::default(),
-        webhook_wake: Default::default(),
-        webhooks: Default::default(),
-    }
+    in_process::services(db, Limits::default(), signer(dir))
 }
 
 /// One request through the schema, as `http::graphql` runs it.

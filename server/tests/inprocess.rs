@@ -9,16 +9,19 @@ use sea_orm::{ConnectionTrait, EntityTrait, PaginatorTrait, TransactionTrait};
 use verdict::audit::{self, Verification};
 use verdict::config::Limits;
 use verdict::db::Db;
-use verdict::domain::{Actor, accounts, import};
-use verdict::graphql::{self, RequestCtx, Services, bus::Bus};
+use verdict::domain::{Actor, accounts};
+use verdict::graphql::{self, RequestCtx, Services};
 
 /// The fresh databases, shared with the end-to-end harness.
 #[path = "../../tests/e2e/harness/db.rs"]
 mod test_db;
 
+#[path = "../../tests/support/in_process.rs"]
+mod in_process;
 #[path = "../../tests/support/spring_hack.rs"]
 mod spring_hack;
 
+use in_process::site_admin;
 use test_db::{Backend, TestDb};
 
 /// A fresh, migrated database of one backend, connected in process.
@@ -57,23 +60,7 @@ fn fixture() -> serde_json::Value {
 }
 
 async fn import_fixture(db: &Db) {
-    let f = import::parse(fixture()).expect("fixture parses");
-    let txn = db.write().await.expect("begin");
-    import::import(&txn, "", &f).await.expect("import");
-    txn.commit().await.expect("commit");
-}
-
-async fn site_admin(db: &Db) -> Actor {
-    let txn = db.write().await.expect("begin");
-    accounts::admin_create(&txn, "root@example.org")
-        .await
-        .expect("admin");
-    txn.commit().await.expect("commit");
-    let user = verdict::domain::user_by_email(&db.conn, "root@example.org")
-        .await
-        .unwrap()
-        .unwrap();
-    Actor { user }
+    in_process::import_committed(db, fixture()).await;
 }
 
 fn services(db: &Db) -> Services {
@@ -89,32 +76,18 @@ fn services(db: &Db) -> Services {
             )
         })
         .clone();
-    Services {
-        db: db.clone(),
-        bus: Bus::new(),
-        // A long batching window makes batches deterministic on a busy machine, so the
-        // statement counts below measure the loaders' structure, not the scheduler.
-        // The query-cost limits are lifted: these tests count statements for queries
-        // far larger than a client may send (the e2e limits tests check the refusal).
-        limits: Limits {
-            loader_batch_ms: 25,
-            max_complexity: usize::MAX,
-            max_complexity_anonymous: usize::MAX,
-            max_fields: usize::MAX,
-            ..Limits::default()
-        },
-        tls_cookies: false,
-        signer,
-        parsed_runs: Default::default(),
-        leaderboards: Default::default(),
-        progress: Default::default(),
-        publications: Default::default(),
-        calibrations: Default::default(),
-        links: verdict::domain::outbox::Links::new("http://verdict.test"),
-        mail: Default::default(),
-        webhook_wake: Default::default(),
-        webhooks: Default::default(),
-    }
+    // A long batching window makes batches deterministic on a busy machine, so the
+    // statement counts below measure the loaders' structure, not the scheduler.
+    // The query-cost limits are lifted: these tests count statements for queries
+    // far larger than a client may send (the e2e limits tests check the refusal).
+    let limits = Limits {
+        loader_batch_ms: 25,
+        max_complexity: usize::MAX,
+        max_complexity_anonymous: usize::MAX,
+        max_fields: usize::MAX,
+        ..Limits::default()
+    };
+    in_process::services(db, limits, signer)
 }
 
 async fn execute(db: &Db, actor: Option<&Actor>, query: &str) -> async_graphql::Response {

@@ -95,8 +95,9 @@ pub struct Services {
     pub db: Db,
     pub bus: Bus,
     pub limits: Limits,
-    /// Whether session cookies carry `Secure`.
-    pub tls_cookies: bool,
+    /// Served over TLS: session cookies carry `Secure` and responses
+    /// `Strict-Transport-Security`.
+    pub served_over_tls: bool,
     /// The deployment's signing key (runs, publications, checkpoints).
     pub signer: Arc<crate::crypto::signing::Signer25519>,
     /// Parsed results of stored runs: immutable, so shared by every request.

@@ -140,7 +140,7 @@ pub fn router(state: AppState) -> Router {
     // HSTS preload list asks; no `includeSubDomains`, other hosts are not ours to bind).
     let hsts = state
         .services
-        .tls_cookies
+        .served_over_tls
         .then(|| HeaderValue::from_static("max-age=31536000"));
     Router::new()
         .merge(gql)

@@ -17,7 +17,7 @@ use crate::graphql::policy::{FieldGuard, Rule, Scope};
 pub const COOKIE: &str = "verdict_session";
 
 pub(super) fn session_cookie(ctx: &Context<'_>, token: &str, max_age: i64) -> String {
-    let secure = if ctx.services().tls_cookies {
+    let secure = if ctx.services().served_over_tls {
         "; Secure"
     } else {
         ""

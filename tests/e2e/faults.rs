@@ -402,7 +402,8 @@ struct Mixed {
     /// how many were.
     run_pending: Option<i64>,
     pub_pending: Option<String>,
-    job_pending: Option<i64>,
+    /// A job's seed and draws (a retry sends the same input: the key would refuse another).
+    job_pending: Option<(i64, i64)>,
     retried: usize,
     /// `startCalibration` by seed: sent; acknowledged job ids with their seed; the last
     /// reading of each job that ended (DONE or FAILED) while the load watched it.
@@ -693,14 +694,14 @@ async fn publish(load: &Load, token: &str, id: String) -> bool {
 /// again after a restart when unanswered), watching each until it ends.
 async fn job_load(load: Load, token: String, bootstrap: i64) {
     'jobs: while !load.stop.load(Ordering::SeqCst) {
-        let seed = {
+        let (seed, bootstrap) = {
             let mut l = load.log();
             match l.job_pending.take() {
-                Some(seed) => {
+                Some(pending) => {
                     l.retried += 1;
-                    seed
+                    pending
                 }
-                None => l.job_seed(),
+                None => (l.job_seed(), bootstrap),
             }
         };
         let vars = json!({ "e": load.slug, "s": seed, "b": bootstrap, "k": format!("job-{seed}") });
@@ -713,7 +714,7 @@ async fn job_load(load: Load, token: String, bootstrap: i64) {
                 break;
             }
             Answer::Down => {
-                load.log().job_pending = Some(seed);
+                load.log().job_pending = Some((seed, bootstrap));
                 break;
             }
         };
@@ -853,6 +854,7 @@ async fn reviews_calibration_and_publication_survive_kill_9(app: App) {
             loop {
                 {
                     let l = load.log();
+                    assert!(l.wrong.is_empty(), "crash {cycle}: {:#?}", l.wrong);
                     match crash {
                         Crash::Acks(n) if l.acks() >= before + n => return None,
                         Crash::JobComputing if l.job_computing.is_some() => {

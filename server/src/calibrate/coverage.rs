@@ -66,8 +66,12 @@ struct Tally {
 }
 
 fn measure(panel: &Panel, seed: u64, engine: Engine, t: &mut Tally) {
+    measure_with(panel, seed, engine, 200, t);
+}
+
+fn measure_with(panel: &Panel, seed: u64, engine: Engine, bootstrap: u32, t: &mut Tally) {
     let params = Params {
-        bootstrap: 200,
+        bootstrap,
         ..Params::default_for(seed)
     };
     let r = calibrate_with(
@@ -132,6 +136,53 @@ fn tally(shape: &Shape, engine: Engine) -> Tally {
         measure(&panel, seed, engine, &mut t);
     }
     t
+}
+
+/// Only the judge flags of every panel of one shape (no draws: flags do not use them).
+fn flag_tally(shape: &Shape, engine: Engine, first_seed: u64) -> Tally {
+    let mut t = Tally::default();
+    for seed in first_seed..first_seed + shape.seeds {
+        let panel = Panel::generate(SynthParams {
+            random: 1,
+            noise_sd: shape.noise,
+            ..SynthParams::realistic(shape.projects, shape.judges, shape.k, seed)
+        });
+        measure_with(&panel, seed, engine, 0, &mut t);
+    }
+    t
+}
+
+/// The judge flags alone (v3's tests, unchanged in v4), on more panels than
+/// [`coverage_by_panel_shape`] can afford; `FLAG_SEED=N` starts at another seed.
+#[test]
+#[ignore = "a study: run it in release (see the module doc)"]
+fn flags_by_panel_shape() {
+    let first: u64 = std::env::var("FLAG_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    println!("| shape | panels | engine | random scorers flagged | honest judges flagged |");
+    println!("| --- | --- | --- | --- | --- |");
+    for shape in SHAPES {
+        {
+            let engine = Engine::V4;
+            let t = flag_tally(shape, engine, first);
+            println!(
+                "| {}p/{}j/k{}/noise {} | {} | {engine:?} | {}/{} ({:.2}) | {}/{} {:?} |",
+                shape.projects,
+                shape.judges,
+                shape.k,
+                shape.noise,
+                shape.seeds,
+                t.random_flagged,
+                t.random_judges,
+                share(t.random_flagged, t.random_judges),
+                t.honest_flagged,
+                t.honest_judges,
+                t.honest_flags,
+            );
+        }
+    }
 }
 
 fn share(a: usize, b: usize) -> f64 {
@@ -232,4 +283,67 @@ fn random_scorers_are_caught_and_honest_judges_rarely_flagged() {
         t.honest_judges
     );
     assert_band(&t);
+}
+
+/// What any test of "this judge's scores follow quality" could do at one false flag per
+/// 500 honest judges, given the *true* qualities (which no engine has): for every judge,
+/// the Fisher z of the correlation of its scores with the true quality; the threshold is
+/// the 1-in-500 lower quantile of honest judges' z over all panels of the shape, and the
+/// power is the share of random scorers below it.
+#[test]
+#[ignore = "a study: run it in release (see the module doc)"]
+fn oracle_flag_power() {
+    println!("| shape | panels | oracle: random scorers below the honest 1/500 quantile |");
+    println!("| --- | --- | --- |");
+    for shape in SHAPES {
+        let (mut honest, mut random) = (Vec::new(), Vec::new());
+        for seed in 1..=shape.seeds.max(400) {
+            let panel = Panel::generate(SynthParams {
+                random: 1,
+                noise_sd: shape.noise,
+                ..SynthParams::realistic(shape.projects, shape.judges, shape.k, seed)
+            });
+            let mut by_judge: Vec<Vec<(f64, f64)>> = vec![Vec::new(); panel.kind.len()];
+            for r in &panel.input.reviews {
+                let j: usize = r.judge[1..].parse().expect("synthetic judge id");
+                let p: usize = r.project[1..].parse().expect("synthetic project id");
+                by_judge[j].push((panel.true_quality[p], r.score));
+            }
+            for (j, pairs) in by_judge.iter().enumerate() {
+                let n = pairs.len() as f64;
+                if n < 4.0 {
+                    continue;
+                }
+                let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+                let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+                let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+                let syy: f64 = pairs.iter().map(|p| (p.1 - my).powi(2)).sum();
+                let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+                if sxx <= 0.0 || syy <= 0.0 {
+                    continue;
+                }
+                let r = (sxy / (sxx * syy).sqrt()).clamp(-0.999_999, 0.999_999);
+                let z = r.atanh() * (n - 3.0).sqrt();
+                match panel.kind[j] {
+                    JudgeKind::Normal => honest.push(z),
+                    JudgeKind::Random => random.push(z),
+                    _ => {}
+                }
+            }
+        }
+        honest.sort_by(f64::total_cmp);
+        let cut = honest[honest.len() / 500];
+        let caught = random.iter().filter(|&&z| z < cut).count();
+        println!(
+            "| {}p/{}j/k{}/noise {} | {} | {}/{} ({:.2}) |",
+            shape.projects,
+            shape.judges,
+            shape.k,
+            shape.noise,
+            shape.seeds.max(400),
+            caught,
+            random.len(),
+            share(caught, random.len()),
+        );
+    }
 }

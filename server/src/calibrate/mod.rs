@@ -218,11 +218,41 @@
 //!   may cover differently, which is why the organizer's report states the signal and
 //!   the podium's probabilities next to the intervals.
 //! - *Judge flags*: a random scorer with ten reviews on a 12-judge panel is caught about
-//!   four times in ten. The tests are near their power limit there: it agrees with the
-//!   consensus with a slope of ≈ 0 against the panel's ≈ 0.8, with a standard error of
-//!   ≈ 0.3, and an honest judge's noise legitimately varies by a factor 2. With six
-//!   reviews per project, 173 in 200. Honest judges flagged: at most 2 per 1,000 on every
-//!   shape (v2: up to 21 per 1,000 on sparse panels).
+//!   four times in ten; with six reviews per project, 173 in 200. Honest judges flagged:
+//!   at most 2 per 1,000 on every shape (v2: up to 21 per 1,000 on sparse panels).
+//!   Issue 11 aimed at 20 random scorers caught in 22 at ≤ 1 false flag per 500 honest
+//!   judges. On large panels that holds; on small ones it cannot, by any test: even a
+//!   judge's correlation with the *true* qualities, which no engine has, flagged at the
+//!   honest judges' own 1-in-500 quantile, catches only 62 % (30 projects), 47 %
+//!   (40 projects) and 8 % (40 noisy projects) of random scorers
+//!   (`coverage::oracle_flag_power`, 400 panels per shape, below). A random scorer is
+//!   built to look like an honest one (the same spread of scores, an honest judge's noise):
+//!   only its disagreement gives it away, and ten reviews hold too little of it.
+//!
+//!   | shape | v3/v4 random flagged | v3/v4 honest flagged | oracle at 1/500 |
+//!   | --- | --- | --- | --- |
+//!   | 30/10/3/0.12 | 114/400 (0.28) | 1/3600 | 0.62 |
+//!   | 40/12/3/0.12 | 156/400 (0.39) | 1/4400 | 0.47 |
+//!   | 40/12/3/0.25 | 35/400 (0.09) | 2/4400 | 0.08 |
+//!   | 150/40/4/0.12 | 144/200 (0.72) | 16/7800 | 0.86 |
+//!   | 150/40/6/0.12 | 173/200 (0.86) | 13/7800 | 0.98 |
+//!   | 150/40/4/0.25 | 30/200 (0.15) | 12/7800 | 0.27 |
+//!   | 1000/200/5/0.12 | 37/40 (0.93) | 8/7960 | 0.98 |
+//!   | 2000/300/5/0.12 | 19/20 (0.95) | 6/5980 | 1.00 |
+//!   | 3000/400/4/0.25 | 1/10 (0.10) | 0/3990 | 0.63 |
+//!   | 300/200/3/0.12 sparse | 19/100 (0.19) | 30/19900 (14 constant) | 0.09 |
+//!   | 300/200/3/0.25 sparse | 2/100 (0.02) | 38/19900 (18 constant) | 0.04 |
+//!
+//!   (`coverage::flags_by_panel_shape`; the oracle's false-alarm rate is per judge, looser
+//!   than the engine's false-discovery control per panel, so it over-states what is
+//!   reachable.) Tried in the 2026-12-02 session and not kept, because none beat v3's
+//!   tests at the same false-alarm rate on every shape: each judge tested against the
+//!   population of the *other* judges (leave-one-judge-out) with its slope judged at an
+//!   honest judge's noise (the posterior of its residual variance under the honest
+//!   population) and an independent residual test. At FDR 0.02 it caught 0.48/0.54 on the
+//!   small shapes and 0.77/0.92 on the 150-project ones, but flagged 26–32 honest judges
+//!   in 7,800 (≈ 1/270); at FDR 0.006, matched to v3's false alarms, 0.40/0.43 on the
+//!   small shapes but 0.68/0.84 and 0.82–0.85 on the larger ones (v3: 0.72/0.86, 0.93–0.95).
 //!
 //! Asserted, on fewer seeds, by `coverage.rs`'s tests (each: 0.88–0.92 overall, ≥ 0.85 in
 //! the true top and bottom tenth): `small_panels_get_intervals_that_cover_about_ninety_percent`,

@@ -54,7 +54,7 @@ async fn fixture_calibrates_publishes_and_verifies_offline(app: App) {
 
     let run = app.ok(Some(&admin), op("RunCalibration"), run_vars()).await;
     let run = &run["runCalibration"];
-    assert_eq!(run["engineVersion"], "verdict-calibrate/4");
+    assert_eq!(run["engineVersion"], "verdict-calibrate/5");
     assert_eq!(run["inputsHash"].as_str().map(str::len), Some(64));
     assert_eq!(run["resultHash"].as_str().map(str::len), Some(64));
     let projects = run["projects"].as_array().expect("projects");

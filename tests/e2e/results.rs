@@ -594,7 +594,7 @@ async fn published_results_state_how_certain_the_podium_is(app: App) {
         )
         .await;
     let run = &run["runCalibration"];
-    assert_eq!(run["engineVersion"], "verdict-calibrate/4", "{run}");
+    assert_eq!(run["engineVersion"], "verdict-calibrate/5", "{run}");
     assert_eq!(run["certainty"]["draws"], 50, "{run}");
     let summary = run["diagnostics"]["summary"]
         .as_array()

@@ -237,7 +237,7 @@ fn assert_band(t: &Tally) {
 /// no longer too wide (v2: 0.945, v3: 0.921 on the study's 400 panels).
 #[test]
 fn small_panels_get_intervals_that_cover_about_ninety_percent() {
-    assert_band(&tally(&shape(40, 12, 3, 0.12, 40), Engine::V4));
+    assert_band(&tally(&shape(40, 12, 3, 0.12, 40), Engine::V5));
 }
 
 /// Judges who disagree a lot (per-criterion noise 0.25): the true top and bottom tenth,
@@ -245,7 +245,7 @@ fn small_panels_get_intervals_that_cover_about_ninety_percent() {
 /// study's 200 panels of 150 projects).
 #[test]
 fn noisy_panels_cover_the_top_and_bottom_tenth() {
-    assert_band(&tally(&shape(150, 40, 4, 0.25, 20), Engine::V4));
+    assert_band(&tally(&shape(150, 40, 4, 0.25, 20), Engine::V5));
 }
 
 /// A sparse event (300 projects, 200 judges, 3 reviews each): intervals no longer too
@@ -253,7 +253,7 @@ fn noisy_panels_cover_the_top_and_bottom_tenth() {
 /// constant (v2: 9 honest judges in 1,000 flagged).
 #[test]
 fn sparse_panels_get_intervals_that_cover_about_ninety_percent_and_few_false_flags() {
-    let t = tally(&shape(300, 200, 3, 0.12, 20), Engine::V4);
+    let t = tally(&shape(300, 200, 3, 0.12, 20), Engine::V5);
     assert_band(&t);
     // The study's 100 panels: 1.5 per 1,000; these 20 draw unluckier judges.
     assert!(
@@ -269,7 +269,7 @@ fn sparse_panels_get_intervals_that_cover_about_ninety_percent_and_few_false_fla
 /// caught on most panels, and honest judges are flagged at most about once in 500.
 #[test]
 fn random_scorers_are_caught_and_honest_judges_rarely_flagged() {
-    let t = tally(&shape(150, 40, 6, 0.12, 20), Engine::V4);
+    let t = tally(&shape(150, 40, 6, 0.12, 20), Engine::V5);
     assert!(
         t.random_flagged * 10 >= t.random_judges * 8,
         "random scorers flagged {}/{}",

@@ -46,11 +46,14 @@
 //! (`posterior.rs`), judge flags from tests with a stated false-alarm rate
 //! (`judge_tests.rs`), and the result carries the podium's certainty and an
 //! organizer's report (`report.rs`: convergence, signal share, summary).
-//! The current `verdict-calibrate/4` (issue 11) changes only the posterior draws
+//! `verdict-calibrate/4` (issue 11) changes only the posterior draws
 //! behind the intervals and the podium's certainty (`posterior.rs`): the reviews'
 //! noise as the final residuals show it, and harder shrinkage of projects that look
 //! far from the mean; point estimates, ranks, flags and the report's figures are v3's.
-//! v1, v2 and v3 still run unchanged through [`calibrate_version`] (their golden
+//! The current `verdict-calibrate/5` is v4 with one more line in the organizer's report:
+//! when the judges' median number of reviews is under 15, it says that the flags cannot
+//! vouch for every judge (see *Judge flags* below for why no test could).
+//! v1 to v4 still run unchanged through [`calibrate_version`] (their golden
 //! hashes did not move), so their results still verify.
 //!
 //! Rank intervals, v1/v2: residual bootstrap with fixed design (one
@@ -307,7 +310,10 @@ use prep::{Prepared, Rev, components};
 
 /// Version tag recorded in every result of [`calibrate`] (bump on any change
 /// that can alter outputs).
-pub const ENGINE_VERSION: &str = "verdict-calibrate/4";
+pub const ENGINE_VERSION: &str = "verdict-calibrate/5";
+/// The engine whose posterior draws fit the residuals' noise (issue 11), still runnable
+/// through [`calibrate_version`] so that its results re-verify.
+pub const ENGINE_VERSION_4: &str = "verdict-calibrate/4";
 /// The first engine with posterior rank intervals (issue 11), still runnable through
 /// [`calibrate_version`] so that its results re-verify.
 pub const ENGINE_VERSION_3: &str = "verdict-calibrate/3";
@@ -319,10 +325,11 @@ pub const ENGINE_VERSION_2: &str = "verdict-calibrate/2";
 /// for byte.
 pub const ENGINE_VERSION_1: &str = "verdict-calibrate/1";
 /// Every engine version [`calibrate_version`] can run.
-pub const ENGINE_VERSIONS: [&str; 4] = [
+pub const ENGINE_VERSIONS: [&str; 5] = [
     ENGINE_VERSION_1,
     ENGINE_VERSION_2,
     ENGINE_VERSION_3,
+    ENGINE_VERSION_4,
     ENGINE_VERSION,
 ];
 
@@ -368,7 +375,7 @@ pub fn calibrate_observed(
     params: &Params,
     progress: &Progress,
 ) -> CalibrationResult {
-    calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V4, progress)
+    calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V5, progress)
 }
 
 /// Calibrate with the engine that `version` names (an `engine_version` of a
@@ -382,7 +389,8 @@ pub fn calibrate_version(
         ENGINE_VERSION_1 => Engine::V1,
         ENGINE_VERSION_2 => Engine::V2,
         ENGINE_VERSION_3 => Engine::V3,
-        ENGINE_VERSION => Engine::V4,
+        ENGINE_VERSION_4 => Engine::V4,
+        ENGINE_VERSION => Engine::V5,
         _ => return None,
     };
     Some(calibrate_with(
@@ -571,6 +579,7 @@ pub(crate) fn calibrate_with(
             certainty.as_ref(),
             &judges,
             not_comparable,
+            engine.says_when_judges_are_unchecked(),
         ));
         diagnostics.convergence = Some(convergence);
         diagnostics.signal = Some(signal);
@@ -581,7 +590,8 @@ pub(crate) fn calibrate_with(
             Engine::V1 => ENGINE_VERSION_1,
             Engine::V2 => ENGINE_VERSION_2,
             Engine::V3 => ENGINE_VERSION_3,
-            Engine::V4 => ENGINE_VERSION,
+            Engine::V4 => ENGINE_VERSION_4,
+            Engine::V5 => ENGINE_VERSION,
         }
         .to_string(),
         input_hash: inputs_hash(input),

@@ -54,6 +54,9 @@ pub(crate) enum Engine {
     /// `verdict-calibrate/4`: v3, with the posterior's noise taken from what the
     /// residuals show and extreme-looking projects shrunk harder (see `posterior.rs`).
     V4,
+    /// `verdict-calibrate/5`: v4, and the organizer's report says when judges have too few
+    /// reviews for the flags to catch a judge who scores at random (see `report.rs`).
+    V5,
 }
 
 impl Engine {
@@ -65,7 +68,17 @@ impl Engine {
     /// Rank intervals from the posterior, judge flags by tests, the podium's certainty
     /// and the organizer's report (every engine from v3 on).
     pub fn posterior(self) -> bool {
-        matches!(self, Engine::V3 | Engine::V4)
+        matches!(self, Engine::V3 | Engine::V4 | Engine::V5)
+    }
+
+    /// The posterior's noise from the residuals and the tail shrinkage (v4 on).
+    pub fn reweighed_posterior(self) -> bool {
+        matches!(self, Engine::V4 | Engine::V5)
+    }
+
+    /// The report says when the judges cannot be checked (v5 on).
+    pub fn says_when_judges_are_unchecked(self) -> bool {
+        self == Engine::V5
     }
 }
 

@@ -177,12 +177,13 @@ pub(crate) fn draw(
         });
     }
     // v4 re-weighs the reviews and the prior; v3 keeps the fit's (bit for bit).
-    let (weights, scale) = match engine {
-        Engine::V4 => (
+    let (weights, scale) = if engine.reweighed_posterior() {
+        (
             Cow::Owned(residual_noise(d, fit, &sp)),
             tail_shrinkage(fit, &sp),
-        ),
-        _ => (Cow::Borrowed(fit.w.as_slice()), Vec::new()),
+        )
+    } else {
+        (Cow::Borrowed(fit.w.as_slice()), Vec::new())
     };
     let w: &[f64] = &weights;
     let prior = QualityPrior {

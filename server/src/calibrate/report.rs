@@ -17,6 +17,12 @@ pub(crate) const CLEAR_PLACE: f64 = 0.9;
 pub(crate) const UNCLEAR_ORDER: f64 = 0.75;
 /// ... and under which it is close to a coin toss.
 pub(crate) const COIN_TOSS: f64 = 0.6;
+/// Engine v5: median reviews per judge below which the report says that the flags cannot
+/// vouch for every judge. With fewer, a judge who scores at random was caught at most
+/// 72 % of the time on every synthetic panel shape (`coverage::flags_by_panel_shape`:
+/// 15 reviews, 0.72; 10, 0.39; 4–5 on sparse panels, 0.19), and no test could do much
+/// better (`coverage::oracle_flag_power`).
+pub(crate) const CHECKABLE_REVIEWS: usize = 15;
 /// z for the two-sided 90 % bound of the quality share.
 const Z90: f64 = 1.644_853_626_951_472_2;
 
@@ -92,13 +98,15 @@ fn percent(x: f64) -> String {
 }
 
 /// Plain-words advice from the run's figures; `excluded_not_comparable` counts projects
-/// outside the ranked component.
+/// outside the ranked component; `unchecked` (engine v5 on) adds the line on judges with
+/// too few reviews to be checked.
 pub(crate) fn summary(
     convergence: &Convergence,
     signal: &Signal,
     certainty: Option<&Certainty>,
     judges: &[JudgeOut],
     excluded_not_comparable: usize,
+    unchecked: bool,
 ) -> Vec<String> {
     let mut lines = Vec::new();
     if !convergence.converged {
@@ -176,6 +184,25 @@ pub(crate) fn summary(
             "{flagged} judge(s) score unlike the others (flag discordant or constant): look at \
              their reviews before publishing."
         ));
+    }
+    if unchecked {
+        let mut reviews: Vec<u32> = judges
+            .iter()
+            .filter(|j| j.reviews >= 2 && j.flag != FLAG_CONSTANT)
+            .map(|j| j.reviews)
+            .collect();
+        reviews.sort_unstable();
+        if let Some(&median) = reviews.get(reviews.len() / 2)
+            && (median as usize) < CHECKABLE_REVIEWS
+        {
+            lines.push(format!(
+                "Judges have {median} reviews each (median): too few for the flags to catch \
+                 a judge who scores at random reliably (on panels like this, fewer than three \
+                 in four are caught), so an ok flag does not vouch for a judge. Read the \
+                 reviews of any judge you doubt, or give each judge at least \
+                 {CHECKABLE_REVIEWS} projects."
+            ));
+        }
     }
     if excluded_not_comparable > 0 {
         lines.push(format!(

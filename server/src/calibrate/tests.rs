@@ -654,13 +654,18 @@ fn golden_result_hash() {
     assert_eq!(v3.engine_version, "verdict-calibrate/3");
     assert_eq!(result_hash(&v3), GOLDEN_HASH_V3);
 
-    let v4 = calibrate(&inp, &params(42, 100));
+    let v4 = calibrate_version(&inp, &params(42, 100), ENGINE_VERSION_4).expect("v4 is known");
     check_invariants(&v4, &inp);
     assert_eq!(v4.engine_version, "verdict-calibrate/4");
     assert_eq!(result_hash(&v4), GOLDEN_HASH_V4);
+
+    let v5 = calibrate(&inp, &params(42, 100));
+    check_invariants(&v5, &inp);
+    assert_eq!(v5.engine_version, "verdict-calibrate/5");
+    assert_eq!(result_hash(&v5), GOLDEN_HASH_V5);
     assert_eq!(
         calibrate_version(&inp, &params(42, 100), ENGINE_VERSION),
-        Some(v4)
+        Some(v5)
     );
     assert_eq!(
         calibrate_version(&inp, &params(42, 100), "verdict-calibrate/0"),
@@ -677,6 +682,8 @@ const GOLDEN_HASH_V2: &str = "c0d6b96a45cd611f2fdfc76fab6a9a5019bfd3901c4c22916d
 const GOLDEN_HASH_V3: &str = "b2662c10ee48d3e52e57ba1d6824d75c38f671c2324ccbfd1972200f9bd8c132";
 /// v4 too.
 const GOLDEN_HASH_V4: &str = "ce4acd834ebd8d4ebb7c3a602422b56049d583382d9ac9818f0b85775d5c78ab";
+/// v5 is v4 with one more line in the report (and its own version in the result).
+const GOLDEN_HASH_V5: &str = "7f9eadcedf141b9d985f2a69a77862d8f945d3b6b97acdb9acbc2a9f51d0d809";
 
 /// Both engines solve the same equations: on a mid-sized panel every
 /// estimate agrees to ~1e-9 and every rank, interval and flag is equal.
@@ -898,4 +905,42 @@ fn equal_scores_are_constant_only_when_improbable() {
             .map(|j| j.flag.clone())
     };
     assert_eq!(flag2("alike").as_deref(), Some(FLAG_CONSTANT));
+}
+
+/// Engine v5 tells the organizer when judges have too few reviews for the flags to vouch
+/// for them (a random scorer with ten reviews is caught about four times in ten), and says
+/// nothing of the kind where they have enough; v4's report stays as it was.
+#[test]
+fn a_panel_too_thin_to_check_its_judges_says_so() {
+    let says = |r: &CalibrationResult| {
+        r.diagnostics
+            .summary
+            .as_ref()
+            .expect("a report")
+            .iter()
+            .any(|l| l.contains("too few for the flags"))
+    };
+    let small = Panel::generate(SynthParams::realistic(40, 12, 3, 5));
+    let p = params(5, 20);
+    let v5 = calibrate(&small.input, &p);
+    assert!(says(&v5), "{:?}", v5.diagnostics.summary);
+    let line = v5
+        .diagnostics
+        .summary
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|l| l.contains("too few"))
+        .unwrap()
+        .clone();
+    assert!(
+        line.starts_with("Judges have 10 reviews each (median)"),
+        "{line}"
+    );
+    let v4 = calibrate_version(&small.input, &p, ENGINE_VERSION_4).expect("v4 is known");
+    assert!(!says(&v4), "{:?}", v4.diagnostics.summary);
+
+    let large = Panel::generate(SynthParams::realistic(150, 40, 6, 5));
+    let r = calibrate(&large.input, &p);
+    assert!(!says(&r), "{:?}", r.diagnostics.summary);
 }

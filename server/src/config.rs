@@ -215,6 +215,16 @@ pub struct Limits {
         default_value_t = Limits::default().max_subscriptions
     )]
     pub max_subscriptions: usize,
+    /// Seconds one message to a websocket client may wait for the client to take it; a
+    /// client that takes longer (one that stopped reading) is closed with 1013 ("try again
+    /// later"), so it holds at most one message, for at most this long.
+    #[arg(
+        long = "ws-send-timeout",
+        env = "VERDICT_WS_SEND_TIMEOUT",
+        default_value_t = Limits::default().ws_send_timeout_secs,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub ws_send_timeout_secs: u64,
     /// Failed log-ins allowed per email and per address within 15 minutes.
     #[arg(long, env = "VERDICT_LOGIN_ATTEMPTS", default_value_t = Limits::default().login_attempts)]
     pub login_attempts: i32,
@@ -243,6 +253,10 @@ impl Limits {
         Duration::from_secs(self.request_timeout_secs)
     }
 
+    pub fn ws_send_timeout(&self) -> Duration {
+        Duration::from_secs(self.ws_send_timeout_secs)
+    }
+
     pub fn loader_batch(&self) -> Duration {
         Duration::from_millis(self.loader_batch_ms)
     }
@@ -264,6 +278,7 @@ impl Default for Limits {
             rate_limit_per_second: 20,
             rate_limit_burst: 100,
             max_subscriptions: 20,
+            ws_send_timeout_secs: 30,
             login_attempts: 10,
             loader_batch_ms: 1,
             trusted_proxies: vec![],

@@ -831,6 +831,108 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
     assert_eq!(s.leaderboards.computations(), 2);
 }
 
+/// A `projectSubmitted` subscriber that reads nothing while far more is published than the
+/// bus holds costs the server no more than the bus's fixed ring: the bus never holds more
+/// than its capacity, and when the subscriber reads again it is told how many messages it
+/// missed (an error, not silence) and then gets the newest ones, after which the ring is
+/// empty.
+#[tokio::test]
+async fn a_lagging_subscriber_is_told_what_it_missed_and_the_bus_stays_bounded() {
+    use futures_util::StreamExt;
+    use sea_orm::{ColumnTrait, QueryFilter};
+    use std::time::Duration;
+    use verdict::graphql::bus::{BusEvent, CAPACITY};
+
+    let t = sqlite().await;
+    import_fixture(&t.db).await;
+    let event = verdict::domain::event_by_slug(&t.db.conn, spring_hack::SLUG)
+        .await
+        .expect("event");
+    let project = Arc::new(
+        entity::project::Entity::find()
+            .filter(entity::project::Column::EventId.eq(event.id))
+            .one(&t.db.conn)
+            .await
+            .expect("read")
+            .expect("the fixture has projects"),
+    );
+    let submitted = || BusEvent::ProjectSubmitted {
+        event_id: event.id,
+        project: project.clone(),
+    };
+    let s = services(&t.db);
+    let schema = graphql::schema(s.clone(), true);
+    let rc = Arc::new(RequestCtx::new("test".into(), "127.0.0.1".into(), None).long_lived());
+    let mut req = async_graphql::Request::new(format!(
+        r#"subscription {{ projectSubmitted(event: "{}") {{ id }} }}"#,
+        spring_hack::SLUG
+    ));
+    req.data = graphql::request_data(&s, rc);
+    let mut stream = schema.execute_stream(req);
+
+    // Live once a submission published now reaches it; then nothing is left to read.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        s.bus.publish(submitted());
+        if let Ok(first) = tokio::time::timeout(Duration::from_millis(100), stream.next()).await {
+            assert!(first.is_some_and(|r| r.errors.is_empty()));
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the subscription starts"
+        );
+    }
+    while tokio::time::timeout(Duration::from_millis(200), stream.next())
+        .await
+        .is_ok()
+    {}
+    assert_eq!(s.bus.held(), 0);
+
+    let published = 3 * CAPACITY;
+    for _ in 0..published {
+        s.bus.publish(submitted());
+        assert!(s.bus.held() <= CAPACITY, "{} held", s.bus.held());
+    }
+    assert_eq!(
+        s.bus.held(),
+        CAPACITY,
+        "the newest events wait for the subscriber"
+    );
+
+    let wait = Duration::from_secs(10);
+    let told = tokio::time::timeout(wait, stream.next())
+        .await
+        .expect("a message")
+        .expect("the stream goes on");
+    let missed = format!("missed {} messages", published - CAPACITY);
+    assert!(
+        told.errors
+            .first()
+            .is_some_and(|e| e.message.contains(&missed)),
+        "the subscriber is told it {missed}: {:?}",
+        told.errors
+    );
+    for i in 0..CAPACITY {
+        let r = tokio::time::timeout(wait, stream.next())
+            .await
+            .expect("a message")
+            .expect("the stream goes on");
+        assert!(
+            r.errors.is_empty(),
+            "message {i} after the gap: {:?}",
+            r.errors
+        );
+    }
+    assert_eq!(s.bus.held(), 0, "read, the ring lets everything go");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), stream.next())
+            .await
+            .is_err(),
+        "nothing more than the newest {CAPACITY}"
+    );
+}
+
 /// A site admin signed in with a real session, as a websocket caller is.
 async fn signed_in_admin(db: &Db) -> (entity::user::Model, accounts::Credential) {
     let email = "root@example.org";

@@ -35,6 +35,7 @@ mod records;
 mod results;
 mod roles;
 mod scripting;
+mod slow_clients;
 mod startup;
 mod subscription;
 mod teams;

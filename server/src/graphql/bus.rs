@@ -1,6 +1,14 @@
 //! The in-process broadcast bus that subscriptions read from. Mutations publish after their
 //! commit; on PostgreSQL, where several processes may share the database, the
 //! LISTEN/NOTIFY relay ([`super::relay`]) publishes what the other processes committed.
+//!
+//! The bus holds at most [`CAPACITY`] events, however many subscribers fall behind and by
+//! how much: publishing never waits, and an event is let go once every subscriber has
+//! read it or [`CAPACITY`] newer ones have replaced it. A subscriber that fell further
+//! behind is told how many it missed at its next read (`RecvError::Lagged`), which
+//! `graphql::subscription` turns into an error message for the client. A websocket client
+//! that stops reading therefore costs the bus nothing more than its place in this ring
+//! (and `http::ws` closes it after `--ws-send-timeout`).
 
 use std::sync::Arc;
 
@@ -60,10 +68,17 @@ pub struct Bus {
     tx: broadcast::Sender<BusEvent>,
 }
 
+/// Events the bus holds for its slowest subscriber, at most.
+pub const CAPACITY: usize = 1024;
+
 impl Bus {
     pub fn new() -> Bus {
-        let (tx, _) = broadcast::channel(1024);
+        let (tx, _) = broadcast::channel(CAPACITY);
         Bus { tx }
+    }
+    /// Events held now for subscribers that have not read them (at most [`CAPACITY`]).
+    pub fn held(&self) -> usize {
+        self.tx.len()
     }
     /// Publishes to every current subscriber; having none is fine.
     pub fn publish(&self, e: BusEvent) {
@@ -77,5 +92,33 @@ impl Bus {
 impl Default for Bus {
     fn default() -> Self {
         Bus::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subscriber_that_never_reads_holds_at_most_the_capacity_and_learns_what_it_missed() {
+        let bus = Bus::new();
+        let mut stalled = bus.subscribe();
+        let published = 10 * CAPACITY;
+        for event_id in 0..published {
+            bus.publish(BusEvent::JudgingChanged {
+                event_id: event_id as i64,
+            });
+            assert!(bus.held() <= CAPACITY, "{} held", bus.held());
+        }
+        assert_eq!(bus.held(), CAPACITY);
+        assert!(matches!(
+            stalled.try_recv(),
+            Err(broadcast::error::TryRecvError::Lagged(n)) if n as usize == published - CAPACITY
+        ));
+        // Then the newest CAPACITY events, in order, and the ring empties as it reads them.
+        let first = stalled.try_recv().ok().and_then(|e| e.event_id());
+        assert_eq!(first, Some((published - CAPACITY) as i64));
+        while stalled.try_recv().is_ok() {}
+        assert_eq!(bus.held(), 0);
     }
 }

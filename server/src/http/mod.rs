@@ -76,8 +76,7 @@ impl Shutdown {
         self.0.send_replace(true);
     }
 
-    /// Resolves once shutdown has begun; a websocket holds this future for its lifetime,
-    /// and [`Shutdown::closed`] waits for all of them to be dropped.
+    /// Resolves once shutdown has begun.
     pub fn stopping(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
         let mut rx = self.0.subscribe();
         async move {
@@ -86,10 +85,24 @@ impl Shutdown {
         }
     }
 
+    /// Held by a websocket for its whole life, its close included: [`Shutdown::closed`]
+    /// waits until every one is dropped. (The [`Shutdown::stopping`] future lets go of the
+    /// server once it has resolved, before the close frame is out.)
+    pub fn open(&self) -> Open {
+        Open {
+            _held: self.0.subscribe(),
+        }
+    }
+
     /// Waits until every websocket has closed.
     pub async fn closed(&self) {
         self.0.closed().await;
     }
+}
+
+/// An open websocket, as [`Shutdown::closed`] counts it.
+pub struct Open {
+    _held: tokio::sync::watch::Receiver<bool>,
 }
 
 impl AppState {

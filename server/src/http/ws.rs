@@ -16,13 +16,33 @@
 //!   re-check of the credential before each operation (`graphql::extensions::LiveCredential`)
 //!   and before each subscription message (`graphql::feed` checks every follower of a
 //!   message at once; `graphql::subscription` the rest).
-//! - Shutdown: when the server stops (SIGTERM, Ctrl-C) every connection closes with 1001
-//!   (see [`super::Shutdown`]).
+//! - Slow clients: one message at a time goes to the socket, and until the socket has
+//!   taken it (written it to the kernel) nothing more is read from the client or asked of
+//!   async-graphql, whose subscription streams are pulled one message per ask and buffer
+//!   nothing. A message may wait `--ws-send-timeout` (30 s) for the client; a client that
+//!   takes longer (one that stopped reading) is closed with 1013, "try again later"
+//!   (graphql-ws clients, the web client among them, reconnect after it, where 1008 "policy
+//!   violation" would make them give up). So a client that never reads holds one message
+//!   and the kernel's socket buffers, for a bounded time, never a queue: its subscriptions
+//!   stop pulling from the bus, which holds at most `bus::CAPACITY` events for all of its
+//!   subscribers together (`graphql::bus`; a subscriber further behind is told what it
+//!   missed), or from their feeds, which keep the latest snapshot only (`graphql::feed`).
+//!   While a message waits, revocations and shutdown are still heard. Proved by
+//!   `slow_clients::*` (end to end: a client with a 4 KiB receive window offered 286 MB)
+//!   and `inprocess::a_lagging_subscriber_is_told_what_it_missed_and_the_bus_stays_bounded`.
+//! - Shutdown: when the server stops (SIGTERM, Ctrl-C) every connection closes with 1001,
+//!   and the server waits for those closes, a stalled client's too (see [`super::Shutdown`]).
+//!
+//! Every close the server makes (1001, 1009, 1013, 4403, and async-graphql's own) goes out
+//! behind what the client has not yet taken, and all of it gets [`CLOSE_GRACE`] (1 s); a
+//! client that still takes nothing is then cut off without a close frame. A close for a
+//! reason of the connection's own (1009, 1013, 4403) is logged with the upgrade's request id.
 
 use std::collections::HashSet;
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use async_graphql::Pos;
 use async_graphql::http::{ALL_WEBSOCKET_PROTOCOLS, ClientMessage, WebSocketProtocols, WsMessage};
@@ -35,6 +55,7 @@ use governor::clock::{Clock, QuantaInstant};
 use governor::{DefaultDirectRateLimiter, NotUntil, Quota, RateLimiter};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tower_governor::governor::SharedRateLimiter;
 
 use super::auth::Caller;
@@ -54,6 +75,16 @@ const CLOSE_TOO_BIG: u16 = 1009;
 
 /// The close code when the server stops (RFC 6455 "going away").
 const CLOSE_GOING_AWAY: u16 = 1001;
+
+/// The close code of a client that took longer than `--ws-send-timeout` to take a message
+/// (RFC 6455 "try again later"). graphql-ws clients, the web client among them, reconnect
+/// after it; after 1008 ("policy violation") they would give up for good.
+const CLOSE_TOO_SLOW: u16 = 1013;
+
+/// How long the close frame, behind whatever the client has not taken yet, may wait for
+/// the client before the connection is dropped without it. Well within the 5 s that
+/// `verdict serve` gives its websockets to close when it stops.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// Client messages read ahead of async-graphql; reading the socket pauses when it is full.
 const INBOX: usize = 16;
@@ -98,7 +129,8 @@ fn protocol(headers: &HeaderMap) -> Option<WebSocketProtocols> {
 }
 
 /// Runs one connection: client messages pass the [`Gate`] into async-graphql, its answers
-/// go out to the socket, and a revocation naming the connection closes it.
+/// go out to the socket one at a time, each taken by the client within `--ws-send-timeout`
+/// or the connection closes, and a revocation naming the connection closes it.
 async fn serve(
     socket: WebSocket,
     st: AppState,
@@ -107,6 +139,7 @@ async fn serve(
     address: IpAddr,
 ) {
     let _open = crate::metrics::Active::start(crate::metrics::WEBSOCKETS);
+    let _until_closed = st.shutdown.open();
     // The upgrade request's id names the connection's errors and log lines.
     let request_id = caller.request_id.clone();
     // Subscribed before the credential is checked, so no revocation can fall in between.
@@ -135,13 +168,21 @@ async fn serve(
             });
     futures_util::pin_mut!(graphql);
     let mut gate = Gate::new(&st, address);
+    let send_timeout = st.services.limits.ws_send_timeout();
     let (mut sink, mut source) = socket.split();
     let stopping = st.shutdown.stopping();
     futures_util::pin_mut!(stopping);
+    // Until when the message handed to the socket may wait for the client to take it;
+    // `None` when the socket has taken everything. While a message waits, nothing more is
+    // read from the client or asked of async-graphql: one message at a time, so a client
+    // that stops reading holds one message, never a queue.
+    let mut waiting: Option<Instant> = None;
 
-    loop {
+    // The close frame that ends the connection, if the server ends it.
+    let last: Option<Message> = loop {
+        let deadline = waiting.unwrap_or_else(Instant::now);
         tokio::select! {
-            incoming = source.next(), if inbox.capacity() > 0 => {
+            incoming = source.next(), if waiting.is_none() && inbox.capacity() > 0 => {
                 let message = match incoming {
                     Some(Ok(Message::Text(t))) => ClientMessage::from_bytes(t.as_bytes()),
                     Some(Ok(Message::Binary(b))) => ClientMessage::from_bytes(&b),
@@ -149,20 +190,23 @@ async fn serve(
                     // the read after a close ends the stream.
                     Some(Ok(_)) => continue,
                     Some(Err(e)) => {
-                        if is_too_big(e) {
-                            let _ = sink.send(close(CLOSE_TOO_BIG, "message too big")).await;
+                        if !is_too_big(e) {
+                            break None;
                         }
-                        break;
+                        closing(&request_id, CLOSE_TOO_BIG, "a message over --max-body");
+                        break Some(close(CLOSE_TOO_BIG, "message too big"));
                     }
-                    None => break,
+                    None => break None,
                 };
                 match &message {
                     Ok(ClientMessage::Start { id, .. }) => {
                         if let Err(refused) = gate.admit(id) {
                             let text = refusal(protocol, id, refused, &request_id);
-                            if sink.send(Message::Text(text.into())).await.is_err() {
-                                break;
+                            // Immediate: the socket has taken everything before.
+                            if sink.feed(Message::Text(text.into())).await.is_err() {
+                                break None;
                             }
+                            waiting = Some(Instant::now() + send_timeout);
                             continue;
                         }
                     }
@@ -170,41 +214,62 @@ async fn serve(
                     _ => {}
                 }
                 if inbox.try_send(message).is_err() {
-                    break;
+                    break None;
                 }
             }
-            outgoing = graphql.next() => {
-                let message = match outgoing {
-                    Some(WsMessage::Text(text)) => {
-                        if let Some(id) = completed(&text) {
-                            gate.finished(&id);
-                        }
-                        Message::Text(text.into())
-                    }
-                    Some(WsMessage::Close(code, reason)) => close(code, &reason),
-                    None => break,
+            outgoing = graphql.next(), if waiting.is_none() => {
+                let text = match outgoing {
+                    Some(WsMessage::Text(text)) => text,
+                    Some(WsMessage::Close(code, reason)) => break Some(close(code, &reason)),
+                    None => break None,
                 };
-                let last = matches!(message, Message::Close(_));
-                if sink.send(message).await.is_err() || last {
-                    break;
+                if let Some(id) = completed(&text) {
+                    gate.finished(&id);
+                }
+                if sink.feed(Message::Text(text.into())).await.is_err() {
+                    break None;
+                }
+                waiting = Some(Instant::now() + send_timeout);
+            }
+            taken = tokio::time::timeout_at(deadline, sink.flush()), if waiting.is_some() => {
+                match taken {
+                    Ok(Ok(())) => waiting = None,
+                    Ok(Err(_)) => break None,
+                    Err(_) => {
+                        let why = "the client did not take a message within --ws-send-timeout";
+                        closing(&request_id, CLOSE_TOO_SLOW, why);
+                        break Some(close(CLOSE_TOO_SLOW, "too slow to read"));
+                    }
                 }
             }
-            () = &mut stopping => {
-                let _ = sink.send(close(CLOSE_GOING_AWAY, "server shutting down")).await;
-                break;
-            }
+            () = &mut stopping => break Some(close(CLOSE_GOING_AWAY, "server shutting down")),
             event = revocations.recv() => {
                 if matches!(event, Err(RecvError::Closed)) {
-                    break;
+                    break None;
                 }
                 if revokes(event, who.get(), &st.services.db).await {
-                    let _ = sink.send(close(CLOSE_REVOKED, "access revoked")).await;
-                    break;
+                    let why = "the credential or role was revoked";
+                    closing(&request_id, CLOSE_REVOKED, why);
+                    break Some(close(CLOSE_REVOKED, "access revoked"));
                 }
             }
         }
-    }
-    let _ = sink.close().await;
+    };
+    // The close frame goes out behind whatever the client has not taken yet, and all of it
+    // gets CLOSE_GRACE: a client that reads nothing is cut off without it.
+    let _ = tokio::time::timeout(CLOSE_GRACE, async {
+        if let Some(frame) = last {
+            let _ = sink.send(frame).await;
+        }
+        let _ = sink.close().await;
+    })
+    .await;
+}
+
+/// The log line of a connection the server closes for a reason of its own (shutdown, which
+/// closes every connection at once, goes unlogged).
+fn closing(request_id: &str, code: u16, why: &str) {
+    tracing::info!(request_id, code, "closing a websocket: {why}");
 }
 
 fn close(code: u16, reason: &str) -> Message {

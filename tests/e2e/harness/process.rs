@@ -229,6 +229,22 @@ impl App {
         assert!(status.success(), "kill -KILL {pid}: {status}");
     }
 
+    /// The server process's resident memory (`VmRSS` of `/proc/PID/status`), in bytes;
+    /// `None` where there is no `/proc` (not Linux).
+    pub fn rss_bytes(&self) -> Option<u64> {
+        let pid = self.child.id()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))?
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib * 1024)
+    }
+
     /// Whether the server process has exited (without waiting).
     pub fn has_exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))

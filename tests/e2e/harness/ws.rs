@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tokio_tungstenite::MaybeTlsStream;
 use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest, http::HeaderValue};
 
 use super::App;
@@ -27,9 +28,38 @@ impl App {
         ws
     }
 
+    /// [`App::ws`] over a socket whose kernel receive buffer is `bytes` (`SO_RCVBUF`, set
+    /// before connecting so that the window the server sees stays that small): a client
+    /// that stops reading stops the server's writes after a few kilobytes.
+    pub async fn ws_with_receive_buffer(&self, init_payload: Value, bytes: u32) -> Ws {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.set_recv_buffer_size(bytes).expect("SO_RCVBUF");
+        let tcp = socket
+            .connect(([127, 0, 0, 1], self.port).into())
+            .await
+            .expect("connect to the server");
+        let mut ws = self.handshake(init_payload, &[], Some(tcp)).await;
+        let ack = ws
+            .next_json(Duration::from_secs(10))
+            .await
+            .expect("connection_ack");
+        assert_eq!(ack["type"], "connection_ack", "handshake: {ack}");
+        ws
+    }
+
     /// Opens /graphql/ws and sends `connection_init`, without waiting for the server's
     /// answer (which may be a refusal).
     pub async fn ws_unacknowledged(&self, init_payload: Value, headers: &[(&str, &str)]) -> Ws {
+        self.handshake(init_payload, headers, None).await
+    }
+
+    /// Upgrades `tcp` (or a new connection) to /graphql/ws and sends `connection_init`.
+    async fn handshake(
+        &self,
+        init_payload: Value,
+        headers: &[(&str, &str)],
+        tcp: Option<tokio::net::TcpStream>,
+    ) -> Ws {
         let mut req = format!("ws://127.0.0.1:{}/graphql/ws", self.port)
             .into_client_request()
             .expect("ws request");
@@ -44,9 +74,12 @@ impl App {
                 HeaderValue::from_str(value).expect("header value"),
             );
         }
-        let (mut stream, resp) = tokio_tungstenite::connect_async(req)
-            .await
-            .unwrap_or_else(|e| panic!("websocket connect to /graphql/ws: {e}"));
+        let connected = match tcp {
+            Some(tcp) => tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(tcp)).await,
+            None => tokio_tungstenite::connect_async(req).await,
+        };
+        let (mut stream, resp) =
+            connected.unwrap_or_else(|e| panic!("websocket connect to /graphql/ws: {e}"));
         assert_eq!(
             resp.headers()
                 .get("sec-websocket-protocol")
@@ -70,9 +103,7 @@ fn ws_text(v: Value) -> Message {
 
 /// A graphql-transport-ws client connection.
 pub struct Ws {
-    pub stream: tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
+    pub stream: tokio_tungstenite::WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>,
 }
 
 impl Ws {

@@ -14,6 +14,7 @@ mod m20261201_000005_prizes;
 mod m20261202_000001_voting;
 mod m20261202_000002_comments;
 mod m20261202_000003_webhooks;
+mod m20261203_000001_erasure;
 mod sql;
 
 pub struct Migrator;
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000001_voting::Migration),
             Box::new(m20261202_000002_comments::Migration),
             Box::new(m20261202_000003_webhooks::Migration),
+            Box::new(m20261203_000001_erasure::Migration),
         ]
     }
 }

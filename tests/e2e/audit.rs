@@ -606,6 +606,30 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         )
         .await;
 
+    // Erasure.
+    let gone = format!("erase-{t}@example.org");
+    app.sign_up(&gone).await;
+    let erase =
+        "mutation($e: String!, $c: String!) { eraseAccount(email: $e, confirm: $c) { id } }";
+    steps
+        .step(
+            Refused,
+            "eraseAccount (not confirmed)",
+            admin,
+            erase,
+            json!({ "e": gone, "c": "someone-else@example.org" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "eraseAccount",
+            admin,
+            erase,
+            json!({ "e": gone, "c": gone }),
+        )
+        .await;
+
     people_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
     voting_steps(&mut steps, admin, &t).await;

@@ -13,6 +13,7 @@ use crate::error::{AppError, AppResult};
 pub mod accounts;
 pub mod calibration_jobs;
 pub mod comments;
+pub mod erasure;
 pub mod events;
 pub mod export;
 pub mod idempotency;

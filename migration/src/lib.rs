@@ -15,6 +15,7 @@ mod m20261202_000001_voting;
 mod m20261202_000002_comments;
 mod m20261202_000003_webhooks;
 mod m20261203_000001_erasure;
+mod m20261203_000002_archived_events;
 mod sql;
 
 pub struct Migrator;
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000002_comments::Migration),
             Box::new(m20261202_000003_webhooks::Migration),
             Box::new(m20261203_000001_erasure::Migration),
+            Box::new(m20261203_000002_archived_events::Migration),
         ]
     }
 }

@@ -606,6 +606,31 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         )
         .await;
 
+    // Deleting an event.
+    let doomed = format!("doomed-{t}");
+    if let Some(a) = admin {
+        app.create_event(a, &doomed, 3).await;
+    }
+    let delete = "mutation($e: String!, $c: String!) { deleteEvent(event: $e, confirm: $c) }";
+    steps
+        .step(
+            Refused,
+            "deleteEvent (not confirmed)",
+            admin,
+            delete,
+            json!({ "e": doomed, "c": "another-slug" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "deleteEvent",
+            admin,
+            delete,
+            json!({ "e": doomed, "c": doomed }),
+        )
+        .await;
+
     // Erasure.
     let gone = format!("erase-{t}@example.org");
     app.sign_up(&gone).await;

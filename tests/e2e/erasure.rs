@@ -14,6 +14,8 @@ e2e! {
     // The results query walks ranking -> project -> team -> members, past the default cost.
     erasing_an_account_removes_the_person_and_keeps_the_chain ["--max-complexity", "20000"],
     erasure_is_refused_without_the_typed_email_or_by_a_non_admin,
+    deleting_an_event_hides_it_and_frees_its_slug,
+    an_event_with_final_results_cannot_be_deleted,
 }
 
 const ERASE: &str = "mutation($e: String!, $c: String!) { eraseAccount(email: $e, confirm: $c) { id displayName } }";
@@ -332,4 +334,170 @@ async fn erasure_is_refused_without_the_typed_email_or_by_a_non_admin(app: App) 
         out.stdout.contains(&format!("broken at seq {head}")),
         "verify names the unclaimed redaction: {out:?}"
     );
+}
+
+const DELETE: &str = "mutation($e: String!, $c: String!) { deleteEvent(event: $e, confirm: $c) }";
+
+async fn deleting_an_event_hides_it_and_frees_its_slug(app: App) {
+    let s = app.scenario().await;
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
+    let r = app
+        .gql_as(
+            &s.organizer_a,
+            DELETE,
+            json!({ "e": s.event_a, "c": s.event_b }),
+        )
+        .await;
+    assert_bad_input(&r, &["confirm"]);
+    for token in [&s.organizer_b, &s.participant_a, &s.judge_a] {
+        let r = app
+            .gql_as(token, DELETE, json!({ "e": s.event_a, "c": s.event_a }))
+            .await;
+        assert_code(&r, "FORBIDDEN");
+    }
+    let r = app
+        .gql(DELETE, json!({ "e": s.event_a, "c": s.event_a }))
+        .await;
+    assert_code(&r, "UNAUTHENTICATED");
+    probe
+        .nothing_written_since(&before, &[], "a refused deletion")
+        .await;
+
+    let d = app
+        .ok(
+            Some(&s.organizer_a),
+            DELETE,
+            json!({ "e": s.event_a, "c": s.event_a }),
+        )
+        .await;
+    assert_eq!(d["deleteEvent"], true);
+
+    // Gone for every reader, by slug and by id; the other event stays.
+    for token in [
+        None,
+        Some(&s.participant_a),
+        Some(&s.organizer_a),
+        Some(&s.admin),
+    ] {
+        let token = token.map(String::as_str);
+        let v = app
+            .ok(
+                token,
+                "query($e: String!) { event(slug: $e) { id } }",
+                json!({ "e": s.event_a }),
+            )
+            .await;
+        assert!(v["event"].is_null(), "{v}");
+        for p in [&s.submitted, &s.draft] {
+            let v = app
+                .ok(
+                    token,
+                    "query($p: ID!) { project(id: $p) { id } }",
+                    json!({ "p": p }),
+                )
+                .await;
+            assert!(v["project"].is_null(), "{v}");
+        }
+    }
+    let list = app
+        .ok(
+            Some(&s.admin),
+            "{ events(first: 100) { edges { node { id } } } }",
+            json!({}),
+        )
+        .await
+        .to_string();
+    assert!(
+        !list.contains(&s.event_a_id) && list.contains(&s.event_b_id),
+        "{list}"
+    );
+    let mine = app
+        .ok(
+            Some(&s.organizer_a),
+            "{ viewer { memberships { event { id } } } }",
+            json!({}),
+        )
+        .await
+        .to_string();
+    assert!(!mine.contains(&s.event_a_id), "{mine}");
+    // Nothing can be written to it any more.
+    let r = app
+        .gql_as(
+            &s.participant_a,
+            "mutation($p: ID!) { withdrawProject(id: $p) { id } }",
+            json!({ "p": s.submitted }),
+        )
+        .await;
+    assert_code(&r, "NOT_FOUND");
+    let r = app
+        .gql_as(
+            &s.organizer_a,
+            DELETE,
+            json!({ "e": s.event_a, "c": s.event_a }),
+        )
+        .await;
+    assert_code(&r, "NOT_FOUND");
+    assert_chain_intact(&app, "after deleting an event").await;
+
+    // Its slug is free for a new event.
+    let now = chrono::Utc::now();
+    let d = |days: i64| crate::harness::rfc3339(now + chrono::Duration::days(days));
+    let v = app
+        .ok(
+            Some(&s.admin),
+            crate::harness::op("CreateEvent"),
+            json!({ "input": { "slug": s.event_a, "name": "Again", "externalId": format!("evt_again_{}", unique()),
+                "submissionsOpen": d(-1), "submissionsClose": d(1) } }),
+        )
+        .await;
+    assert!(v["createEvent"]["id"].is_string(), "{v}");
+}
+
+async fn an_event_with_final_results_cannot_be_deleted(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let slug = format!("csv-{tag}");
+    app.ok(
+        Some(&admin),
+        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+        json!({ "f": judged_fixture(&tag) }),
+    )
+    .await;
+    let run = app.ok(Some(&admin), CALIBRATE, json!({ "e": slug })).await;
+    let publish = "mutation($e: String!, $r: ID!, $f: Boolean) { publishResults(event: $e, run: $r, final: $f) { version } }";
+    // A preview publication does not stand in the way; a final one does.
+    app.ok(
+        Some(&admin),
+        publish,
+        json!({ "e": slug, "r": run["runCalibration"]["id"], "f": false }),
+    )
+    .await;
+    app.ok(
+        Some(&admin),
+        publish,
+        json!({ "e": slug, "r": run["runCalibration"]["id"], "f": true }),
+    )
+    .await;
+    let probe = app.probe().await;
+    let before = probe.snapshot().await;
+    let r = app
+        .gql_as(&admin, DELETE, json!({ "e": slug, "c": slug }))
+        .await;
+    assert_code(&r, "CONFLICT");
+    assert!(
+        crate::harness::error_message(&r).contains("final"),
+        "the refusal says why: {r}"
+    );
+    probe
+        .nothing_written_since(&before, &[], "deleting an event with final results")
+        .await;
+    let v = app
+        .ok(
+            None,
+            "query($e: String!) { event(slug: $e) { results { final } } }",
+            json!({ "e": slug }),
+        )
+        .await;
+    assert_eq!(v["event"]["results"]["final"], true);
 }

@@ -23,6 +23,9 @@ pub struct Model {
     pub registration: Registration,
     /// An IANA time zone name (`Europe/Berlin`); deadlines are stored in UTC.
     pub time_zone: String,
+    /// When the event was deleted (`deleteEvent`): an archived event is hidden from every
+    /// query and mutation, and its slug was freed.
+    pub archived_at: Option<DateTimeUtc>,
 }
 
 /// Who may register for an event as a participant (`registerForEvent`). Stored as TEXT with

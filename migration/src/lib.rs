@@ -14,6 +14,8 @@ mod m20261201_000005_prizes;
 mod m20261202_000001_voting;
 mod m20261202_000002_comments;
 mod m20261202_000003_webhooks;
+mod m20261203_000001_erasure;
+mod m20261203_000002_archived_events;
 mod sql;
 
 pub struct Migrator;
@@ -32,6 +34,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000001_voting::Migration),
             Box::new(m20261202_000002_comments::Migration),
             Box::new(m20261202_000003_webhooks::Migration),
+            Box::new(m20261203_000001_erasure::Migration),
+            Box::new(m20261203_000002_archived_events::Migration),
         ]
     }
 }

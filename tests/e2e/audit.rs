@@ -606,6 +606,55 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         )
         .await;
 
+    // Deleting an event.
+    let doomed = format!("doomed-{t}");
+    if let Some(a) = admin {
+        app.create_event(a, &doomed, 3).await;
+    }
+    let delete = "mutation($e: String!, $c: String!) { deleteEvent(event: $e, confirm: $c) }";
+    steps
+        .step(
+            Refused,
+            "deleteEvent (not confirmed)",
+            admin,
+            delete,
+            json!({ "e": doomed, "c": "another-slug" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "deleteEvent",
+            admin,
+            delete,
+            json!({ "e": doomed, "c": doomed }),
+        )
+        .await;
+
+    // Erasure.
+    let gone = format!("erase-{t}@example.org");
+    app.sign_up(&gone).await;
+    let erase =
+        "mutation($e: String!, $c: String!) { eraseAccount(email: $e, confirm: $c) { id } }";
+    steps
+        .step(
+            Refused,
+            "eraseAccount (not confirmed)",
+            admin,
+            erase,
+            json!({ "e": gone, "c": "someone-else@example.org" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "eraseAccount",
+            admin,
+            erase,
+            json!({ "e": gone, "c": gone }),
+        )
+        .await;
+
     people_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
     voting_steps(&mut steps, admin, &t).await;

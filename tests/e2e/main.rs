@@ -18,6 +18,7 @@ mod demo;
 mod deployment;
 mod edge;
 mod embed;
+mod erasure;
 mod event_bundles;
 mod exports;
 mod faults;

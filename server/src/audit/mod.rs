@@ -22,8 +22,47 @@
 //! transaction: a delivery exists exactly when its audit event does.
 //!
 //! `seq` comes from the single `audit_head` row, locked for the transaction, never from an
-//! auto-increment (sequences gap on rollback). The database itself refuses updates and
-//! deletes of audit rows, and refuses an append that does not extend the head.
+//! auto-increment (sequences gap on rollback). The database itself refuses deletes of audit
+//! rows, every update but a redaction (below), and an append that does not extend the head.
+//!
+//! ## Erasure: redacting a payload without breaking the chain
+//!
+//! A person may ask to be erased (`eraseAccount`, [`crate::domain::erasure`]). Their email,
+//! name and what they wrote must go, yet every row hash must still check. The encoding above
+//! already makes that possible, for every row ever written (rows on deployed databases
+//! included, with no new payload format): the row hash covers the payload only through
+//! `payload_hash`, a SHA-256 digest stored beside the payload. So a row can be *redacted*:
+//!
+//! - its `payload` is replaced by a redacted payload ([`redact`]): the same canonical JSON
+//!   object with each personal value replaced by `null` and a `"redacted"` member listing
+//!   the JSON pointers of what was removed (`{"display_name":null,"redacted":["/display_name"]}`);
+//! - `payload_hash`, `row_hash` and every header field stay exactly as they were, so the
+//!   row hash still recomputes and the chain still links (the database's trigger refuses
+//!   any other update of an audit row, and a redaction that drops the `"redacted"` list);
+//! - the erasure itself appends one `account.erased` entry whose payload lists the seqs it
+//!   redacted (`redacted_seqs`) and holds no personal data.
+//!
+//! [`verify`] (`verdict audit verify`) then checks, for each row: header, link and row hash
+//! as always; the payload against `payload_hash` when it is whole; and when it is not, that
+//! it is a redacted payload (canonical, with its `"redacted"` list) and that a later
+//! `account.erased` entry names its seq. A payload changed in any other way, or redacted
+//! without an erasure entry on the chain, still breaks the chain at that seq.
+//!
+//! What redaction costs, honestly:
+//! - A redacted row's remaining payload is no longer bound to the chain: `payload_hash`
+//!   was computed over the original, so the kept (non-personal) members of a redacted
+//!   payload are only as trustworthy as the database. Anyone who kept the original payload
+//!   (a webhook receiver, a result bundle exported earlier) can still check it against
+//!   `payload_hash`, and a bundle exported before an erasure still verifies offline.
+//! - The header fields are covered by the row hash directly and cannot be redacted: the
+//!   actor's and the object's public ids (opaque `usr_…` ids, not names or addresses) stay.
+//!   After erasure they point at an anonymous placeholder account. One header holds a
+//!   derivative of an address: a password reset asked for an address with no account names
+//!   that address by its unsalted SHA-256 as `object_id`; it stays.
+//! - `comment.posted` recorded the body's SHA-256 (`body_sha256`); a short body could be
+//!   guessed from it, so it is redacted with the body.
+//!
+//! Which rows and members are personal is decided in [`crate::domain::erasure`].
 
 use chrono::{DateTime, Utc};
 use entity::{audit_event, audit_head};
@@ -33,6 +72,7 @@ use sea_orm::{
 };
 
 pub mod deliveries;
+pub mod redact;
 
 use crate::crypto::{canonical_json, sha256_fields, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -232,6 +272,9 @@ pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
 pub struct ChainWalk {
     prev: String,
     next_seq: i64,
+    /// Redacted rows seen that no `account.erased` entry has named yet.
+    unclaimed: std::collections::BTreeSet<i64>,
+    redacted: u64,
 }
 
 impl Default for ChainWalk {
@@ -245,6 +288,8 @@ impl ChainWalk {
         ChainWalk {
             prev: GENESIS.to_owned(),
             next_seq: 1,
+            unclaimed: Default::default(),
+            redacted: 0,
         }
     }
 
@@ -256,13 +301,34 @@ impl ChainWalk {
                 reason: reason.to_owned(),
             });
         }
+        if redact::is_redacted(r) {
+            self.unclaimed.insert(r.seq);
+            self.redacted += 1;
+        } else if r.action == redact::ERASED_ACTION {
+            for seq in redact::claimed_seqs(&r.payload) {
+                if seq < r.seq {
+                    self.unclaimed.remove(&seq);
+                }
+            }
+        }
         self.prev.clone_from(&r.row_hash);
         self.next_seq += 1;
         Ok(())
     }
 
+    /// How many redacted rows were pushed so far.
+    pub fn redacted(&self) -> u64 {
+        self.redacted
+    }
+
     /// The verdict once every row was pushed: the head row must name the last one.
     pub fn finish(self, head: &audit_head::Model) -> Verification {
+        if let Some(seq) = self.unclaimed.first() {
+            return Verification::Broken {
+                seq: *seq,
+                reason: "payload is redacted but no later account.erased entry names it".into(),
+            };
+        }
         let last = self.next_seq - 1;
         if head.seq != last || head.head_hash != self.prev {
             return Verification::Broken {
@@ -278,12 +344,14 @@ impl ChainWalk {
 }
 
 /// What is wrong with row `r`, if anything, given the previous row's hash and the seq it
-/// must have. Shared by `audit verify` and the offline bundle verifier.
+/// must have. Shared by `audit verify` and the offline bundle verifier. A redacted payload
+/// (see the module doc) passes here; [`ChainWalk`] also requires an erasure entry to name
+/// it.
 pub fn check_row(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'static str> {
     if let Some(why) = check_place(r, prev, seq) {
         return Some(why);
     }
-    if sha256_hex(r.payload.as_bytes()) != r.payload_hash {
+    if sha256_hex(r.payload.as_bytes()) != r.payload_hash && !redact::is_redaction(&r.payload) {
         return Some("payload does not match payload_hash");
     }
     let canonical = serde_json::from_str::<serde_json::Value>(&r.payload)
@@ -387,6 +455,86 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(canonical_time(t), "2026-03-15T20:53:00.500000Z");
+    }
+
+    /// A chain of rows with these (action, payload), hashed as [`append`] would.
+    fn chain(rows: &[(&str, serde_json::Value)]) -> Vec<audit_event::Model> {
+        let mut prev = GENESIS.to_owned();
+        let mut out = Vec::new();
+        for (i, (action, payload)) in rows.iter().enumerate() {
+            let seq = i as i64 + 1;
+            let payload = canonical_json(payload);
+            let payload_hash = sha256_hex(payload.as_bytes());
+            let row_hash = row_hash(
+                &prev,
+                seq,
+                "t",
+                "usr.a",
+                "",
+                action,
+                "user",
+                "usr.a",
+                &payload_hash,
+            );
+            out.push(audit_event::Model {
+                seq,
+                occurred_at: "t".into(),
+                actor: "usr.a".into(),
+                event: String::new(),
+                action: (*action).into(),
+                object_type: "user".into(),
+                object_id: "usr.a".into(),
+                payload,
+                payload_hash,
+                prev_hash: prev.clone(),
+                row_hash: row_hash.clone(),
+            });
+            prev = row_hash;
+        }
+        out
+    }
+
+    fn walk(rows: &[audit_event::Model]) -> Verification {
+        let mut w = ChainWalk::new();
+        for r in rows {
+            if let Err(b) = w.push(r) {
+                return b;
+            }
+        }
+        let last = rows.last().unwrap();
+        w.finish(&audit_head::Model {
+            id: 1,
+            seq: last.seq,
+            head_hash: last.row_hash.clone(),
+        })
+    }
+
+    #[test]
+    fn a_redaction_verifies_only_when_a_later_erasure_names_it() {
+        use serde_json::json;
+        let redacted =
+            canonical_json(&json!({ "display_name": null, "redacted": ["/display_name"] }));
+        let mut rows = chain(&[
+            ("user.profile_updated", json!({ "display_name": "Ann" })),
+            ("user.profile_updated", json!({ "display_name": "Ann B" })),
+            (redact::ERASED_ACTION, json!({ "redacted_seqs": [1] })),
+        ]);
+        assert!(matches!(walk(&rows), Verification::Intact { seq: 3, .. }));
+        // Row 1 redacted and claimed by the erasure: intact.
+        rows[0].payload = redacted.clone();
+        assert!(matches!(walk(&rows), Verification::Intact { seq: 3, .. }));
+        // Row 2 redacted too, but no erasure names it: broken at 2.
+        rows[1].payload = redacted.clone();
+        assert_eq!(
+            walk(&rows),
+            Verification::Broken {
+                seq: 2,
+                reason: "payload is redacted but no later account.erased entry names it".into()
+            }
+        );
+        // A payload changed to anything but a redaction: broken at that row.
+        rows[1].payload = canonical_json(&json!({ "display_name": "Eve" }));
+        assert!(matches!(walk(&rows), Verification::Broken { seq: 2, .. }));
     }
 
     #[test]

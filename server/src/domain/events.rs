@@ -1,7 +1,8 @@
 //! Events, their tracks, and who holds which role in them.
 
 use chrono::{DateTime, Utc};
-use entity::{event, membership, team_member, track};
+use entity::{event, invitation, membership, result_publication, team_member, track, webhook};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
     IntoActiveModel, PaginatorTrait, QueryFilter,
@@ -539,4 +540,75 @@ pub async fn create_track<C: ConnectionTrait>(
     )
     .await?;
     Ok(t)
+}
+
+/// `deleteEvent`: an organizer (or a site administrator) deletes an event that has no final
+/// publication, typing its slug again to confirm. The event is archived (see the migration
+/// `m20261203_000002_archived_events` for why not deleted): hidden from every query and
+/// mutation, its slug freed (it becomes the event's public id), its webhooks switched off
+/// and its open invitations revoked; its rows and its audit history stay, so the chain
+/// still verifies. CONFLICT once a final publication exists (the results are published for
+/// good and a bundle may cite them); BAD_USER_INPUT on `confirm` unless it is the slug.
+pub async fn delete_event<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    e: event::Model,
+    confirm: &str,
+) -> AppResult<()> {
+    require_organizer(txn, actor, &e).await?;
+    if confirm.trim() != e.slug {
+        return Err(AppError::bad_input(
+            "confirm",
+            "type the event's slug again to confirm the deletion",
+        ));
+    }
+    let e = lock_event(txn, e.id).await?;
+    if e.archived_at.is_some() {
+        return Err(AppError::NotFound("event"));
+    }
+    let published = result_publication::Entity::find()
+        .filter(result_publication::Column::EventId.eq(e.id))
+        .filter(result_publication::Column::IsFinal.eq(true))
+        .count(txn)
+        .await?;
+    if published > 0 {
+        return Err(AppError::conflict(
+            "this event's results are published as final: it cannot be deleted",
+        ));
+    }
+    let t = clock(txn).await?;
+    event::Entity::update_many()
+        .col_expr(event::Column::ArchivedAt, Expr::value(Some(t)))
+        .col_expr(event::Column::Slug, Expr::value(e.public_id.clone()))
+        .filter(event::Column::Id.eq(e.id))
+        .exec(txn)
+        .await?;
+    let webhooks = webhook::Entity::update_many()
+        .col_expr(webhook::Column::Active, Expr::value(false))
+        .filter(webhook::Column::EventId.eq(e.id))
+        .filter(webhook::Column::Active.eq(true))
+        .exec(txn)
+        .await?
+        .rows_affected;
+    let invitations = invitation::Entity::update_many()
+        .col_expr(invitation::Column::RevokedAt, Expr::value(Some(t)))
+        .filter(invitation::Column::EventId.eq(e.id))
+        .filter(invitation::Column::RedeemedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .exec(txn)
+        .await?
+        .rows_affected;
+    audit::append(
+        txn,
+        Entry::new("event.deleted", "event", &e.public_id)
+            .by(actor.public_id())
+            .in_event(&e.external_id)
+            .with(json!({
+                "slug": e.slug,
+                "webhooks_switched_off": webhooks,
+                "invitations_revoked": invitations,
+            })),
+    )
+    .await?;
+    Ok(())
 }

@@ -13,6 +13,7 @@ use crate::error::{AppError, AppResult};
 pub mod accounts;
 pub mod calibration_jobs;
 pub mod comments;
+pub mod erasure;
 pub mod events;
 pub mod export;
 pub mod idempotency;
@@ -163,12 +164,23 @@ pub async fn lock_event<C: ConnectionTrait>(db: &C, event_id: i64) -> AppResult<
         .ok_or(AppError::NotFound("event"))
 }
 
+/// The event with `slug`; NOT_FOUND when none has it, or it was deleted (archived).
 pub async fn event_by_slug<C: ConnectionTrait>(db: &C, slug: &str) -> AppResult<event::Model> {
     event::Entity::find()
         .filter(event::Column::Slug.eq(slug))
+        .filter(event::Column::ArchivedAt.is_null())
         .one(db)
         .await?
         .ok_or(AppError::NotFound("event"))
+}
+
+/// The ids of the deleted (archived) events, as a subquery.
+pub fn archived_events() -> sea_orm::sea_query::SelectStatement {
+    sea_orm::sea_query::Query::select()
+        .column(event::Column::Id)
+        .from(event::Entity)
+        .and_where(event::Column::ArchivedAt.is_not_null())
+        .to_owned()
 }
 
 /// Resolves an `ID` argument: an opaque public id, or an external id that names exactly
@@ -191,6 +203,8 @@ macro_rules! resolver {
                         .add($entity::Column::PublicId.eq(id))
                         .add(by_external),
                 )
+                // Nothing of a deleted (archived) event is found.
+                .filter($entity::Column::EventId.not_in_subquery(archived_events()))
                 .limit(2)
                 .all(db)
                 .await?;

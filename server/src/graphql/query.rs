@@ -2,7 +2,7 @@
 
 use async_graphql::{Context, ID, Object};
 use entity::event;
-use sea_orm::EntityTrait;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::connection::{Page, page};
 use super::context::{CtxExt, ResultExt};
@@ -59,7 +59,7 @@ impl Query {
     ) -> async_graphql::Result<Page<Event>> {
         page(
             ctx,
-            event::Entity::find(),
+            event::Entity::find().filter(event::Column::ArchivedAt.is_null()),
             event::Column::Id,
             |e| e.id,
             first,

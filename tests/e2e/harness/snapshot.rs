@@ -148,6 +148,35 @@ impl Probe {
         }
     }
 
+    /// The tables of the schema (but [`IGNORED`]) any of whose rows holds `needle`, each
+    /// with how many rows do: where a value that should be gone is still stored.
+    pub async fn tables_holding(&self, needle: &str) -> Vec<String> {
+        let list = match self.backend() {
+            DbBackend::Postgres => {
+                "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
+            }
+            _ => {
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1"
+            }
+        };
+        let mut found = Vec::new();
+        for name in self.texts(list.to_string()).await {
+            if IGNORED.contains(&name.as_str()) {
+                continue;
+            }
+            let n = self
+                .rows(&name)
+                .await
+                .iter()
+                .filter(|r| r.contains(needle))
+                .count();
+            if n > 0 {
+                found.push(format!("{name} ({n} rows)"));
+            }
+        }
+        found
+    }
+
     /// Takes a snapshot and asserts that nothing but `allowed` tables changed since
     /// `before`; returns the new snapshot.
     pub async fn nothing_written_since(

@@ -1,11 +1,11 @@
-//! Account mutations: sign up, log in and out (with the web client's session cookie), and
-//! personal API tokens.
+//! Account mutations: sign up, log in and out (with the web client's session cookie),
+//! personal API tokens, and a site administrator's erasure of an account.
 
 use async_graphql::{Context, ID, Object};
 
 use super::write::{begin, commit};
 use crate::domain::accounts::{self, Credential};
-use crate::domain::recovery;
+use crate::domain::{erasure, recovery};
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -38,6 +38,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.changePassword", Rule::SignedIn),
     ("Mutation.changeEmail", Rule::SignedIn),
     ("Mutation.updateProfile", Rule::SignedIn),
+    ("Mutation.eraseAccount", Rule::SiteAdmin),
 ];
 
 #[derive(Default)]
@@ -270,5 +271,33 @@ impl AccountMutation {
             .gql(ctx)?;
         commit(ctx, txn).await?;
         Ok(User(u))
+    }
+
+    /// Erases a person's account on their request (site administrators). The account stays
+    /// as an anonymous placeholder (display name `Erased account`, no email, no password),
+    /// so their reviews, memberships and every published result stay consistent; their
+    /// sessions and API tokens are deleted (open websockets close), what they wrote
+    /// (comments, review comments) becomes `[erased]`, and their personal data is redacted
+    /// from the audit log without breaking its hash chain. Audited as `account.erased`.
+    /// BAD_USER_INPUT on `confirm` unless it is the email typed again, NOT_FOUND when no
+    /// account has the email, CONFLICT for the caller's own account.
+    async fn erase_account(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The email of the account to erase.")] email: String,
+        #[graphql(desc = "The same email typed again, to confirm.")] confirm: String,
+    ) -> async_graphql::Result<User> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let erased = erasure::erase_account(&txn, &actor, &email, &confirm)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        // After the commit: every websocket the person still has open closes.
+        ctx.services().bus.publish(BusEvent::AccessRevoked {
+            user_id: erased.user.id,
+            credential: None,
+        });
+        Ok(User(erased.user))
     }
 }

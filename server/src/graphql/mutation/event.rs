@@ -90,6 +90,7 @@ pub struct UpdateEventInput {
 pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.createEvent", Rule::SiteAdmin),
     ("Mutation.updateEvent", Rule::SignedIn),
+    ("Mutation.deleteEvent", Rule::SignedIn),
     ("Mutation.grantRole", Rule::SignedIn),
     ("Mutation.revokeRole", Rule::SignedIn),
     ("Mutation.registerForEvent", Rule::SignedIn),
@@ -190,6 +191,27 @@ impl EventMutation {
         })
         .await?;
         Ok(Event(e))
+    }
+
+    /// Deletes an event that has no final publication (organizers): it is archived, hidden
+    /// from every query and mutation, its slug freed for a new event, its webhooks switched
+    /// off and its open invitations revoked; its history stays in the audit log, which still
+    /// verifies. Audited as `event.deleted`. CONFLICT once results are published as final;
+    /// BAD_USER_INPUT on `confirm` unless it is the slug typed again.
+    async fn delete_event(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
+        #[graphql(desc = "The event's slug typed again, to confirm.")] confirm: String,
+    ) -> async_graphql::Result<bool> {
+        let actor = ctx.actor()?;
+        let e = event_of(ctx, &event).await?;
+        let txn = begin(ctx).await?;
+        events::delete_event(&txn, &actor, e, &confirm)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(true)
     }
 
     /// Gives a person a role in the event (organizers). The person needs an account.

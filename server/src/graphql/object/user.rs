@@ -179,6 +179,7 @@ impl Viewer {
     async fn memberships(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Membership>> {
         let rows = membership::Entity::find()
             .filter(membership::Column::UserId.eq(self.0.id))
+            .filter(membership::Column::EventId.not_in_subquery(crate::domain::archived_events()))
             .order_by_asc(membership::Column::Id)
             .all(&ctx.db().conn)
             .await

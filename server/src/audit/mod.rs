@@ -40,20 +40,25 @@
 //!   row hash still recomputes and the chain still links (the database's trigger refuses
 //!   any other update of an audit row, and a redaction that drops the `"redacted"` list);
 //! - the erasure itself appends one `account.erased` entry whose payload lists the seqs it
-//!   redacted (`redacted_seqs`) and holds no personal data.
+//!   redacted (`redacted_seqs`) and, for each, the SHA-256 of the redacted payload it left
+//!   (`redacted_rows`), and holds no personal data. That entry is on the chain, so the
+//!   redacted payload is bound to the chain again, through it.
 //!
 //! [`verify`] (`verdict audit verify`) then checks, for each row: header, link and row hash
 //! as always; the payload against `payload_hash` when it is whole; and when it is not, that
-//! it is a redacted payload (canonical, with its `"redacted"` list) and that a later
-//! `account.erased` entry names its seq. A payload changed in any other way, or redacted
-//! without an erasure entry on the chain, still breaks the chain at that seq.
+//! it is a redacted payload (canonical, with its `"redacted"` list) and that the latest
+//! `account.erased` entry naming its seq recorded exactly this payload's hash. A payload
+//! changed in any other way, redacted without an erasure entry on the chain, or changed
+//! after its redaction, still breaks the chain at that seq.
 //!
 //! What redaction costs, honestly:
-//! - A redacted row's remaining payload is no longer bound to the chain: `payload_hash`
-//!   was computed over the original, so the kept (non-personal) members of a redacted
-//!   payload are only as trustworthy as the database. Anyone who kept the original payload
-//!   (a webhook receiver, a result bundle exported earlier) can still check it against
-//!   `payload_hash`, and a bundle exported before an erasure still verifies offline.
+//! - A redacted row's payload is bound to the chain through the erasure entry's hash of
+//!   it, not through its own `payload_hash` (computed over the original). Anyone who kept
+//!   the original payload (a webhook receiver, a result bundle exported earlier) can still
+//!   check it against `payload_hash`, and a bundle exported before an erasure still
+//!   verifies offline; a bundle exported after it holds the redacted row without the
+//!   erasure entry (another event's row), so there the redacted payload's kept members
+//!   are only as trustworthy as the signed bundle.
 //! - The header fields are covered by the row hash directly and cannot be redacted: the
 //!   actor's and the object's public ids (opaque `usr_…` ids, not names or addresses) stay.
 //!   After erasure they point at an anonymous placeholder account. One header holds a
@@ -272,8 +277,10 @@ pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
 pub struct ChainWalk {
     prev: String,
     next_seq: i64,
-    /// Redacted rows seen that no `account.erased` entry has named yet.
-    unclaimed: std::collections::BTreeSet<i64>,
+    /// Redacted rows seen, with the SHA-256 of the payload they hold now.
+    redacted_rows: std::collections::BTreeMap<i64, String>,
+    /// What the latest `account.erased` entry naming a row says its payload hashes to.
+    claims: std::collections::BTreeMap<i64, String>,
     redacted: u64,
 }
 
@@ -288,7 +295,8 @@ impl ChainWalk {
         ChainWalk {
             prev: GENESIS.to_owned(),
             next_seq: 1,
-            unclaimed: Default::default(),
+            redacted_rows: Default::default(),
+            claims: Default::default(),
             redacted: 0,
         }
     }
@@ -302,12 +310,13 @@ impl ChainWalk {
             });
         }
         if redact::is_redacted(r) {
-            self.unclaimed.insert(r.seq);
+            self.redacted_rows
+                .insert(r.seq, sha256_hex(r.payload.as_bytes()));
             self.redacted += 1;
         } else if r.action == redact::ERASED_ACTION {
-            for seq in redact::claimed_seqs(&r.payload) {
+            for (seq, hash) in redact::claimed_rows(&r.payload) {
                 if seq < r.seq {
-                    self.unclaimed.remove(&seq);
+                    self.claims.insert(seq, hash);
                 }
             }
         }
@@ -323,10 +332,17 @@ impl ChainWalk {
 
     /// The verdict once every row was pushed: the head row must name the last one.
     pub fn finish(self, head: &audit_head::Model) -> Verification {
-        if let Some(seq) = self.unclaimed.first() {
+        for (seq, hash) in &self.redacted_rows {
+            let reason = match self.claims.get(seq) {
+                None => "payload is redacted but no later account.erased entry names it",
+                Some(claimed) if claimed != hash => {
+                    "payload differs from the redaction its account.erased entry recorded"
+                }
+                Some(_) => continue,
+            };
             return Verification::Broken {
                 seq: *seq,
-                reason: "payload is redacted but no later account.erased entry names it".into(),
+                reason: reason.into(),
             };
         }
         let last = self.next_seq - 1;
@@ -517,7 +533,10 @@ mod tests {
         let mut rows = chain(&[
             ("user.profile_updated", json!({ "display_name": "Ann" })),
             ("user.profile_updated", json!({ "display_name": "Ann B" })),
-            (redact::ERASED_ACTION, json!({ "redacted_seqs": [1] })),
+            (
+                redact::ERASED_ACTION,
+                json!({ "redacted_seqs": [1], "redacted_rows": [redact::claim(1, &redacted)] }),
+            ),
         ]);
         assert!(matches!(walk(&rows), Verification::Intact { seq: 3, .. }));
         // Row 1 redacted and claimed by the erasure: intact.
@@ -535,6 +554,23 @@ mod tests {
         // A payload changed to anything but a redaction: broken at that row.
         rows[1].payload = canonical_json(&json!({ "display_name": "Eve" }));
         assert!(matches!(walk(&rows), Verification::Broken { seq: 2, .. }));
+        // A claimed redaction changed afterwards, still redaction-shaped: broken at 1.
+        rows[1] = chain(&[
+            ("user.profile_updated", json!({ "display_name": "Ann" })),
+            ("user.profile_updated", json!({ "display_name": "Ann B" })),
+        ])[1]
+            .clone();
+        rows[0].payload = canonical_json(
+            &json!({ "display_name": null, "extra": 1, "redacted": ["/display_name"] }),
+        );
+        assert_eq!(
+            walk(&rows),
+            Verification::Broken {
+                seq: 1,
+                reason: "payload differs from the redaction its account.erased entry recorded"
+                    .into()
+            }
+        );
     }
 
     #[test]

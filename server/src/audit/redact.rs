@@ -36,16 +36,29 @@ pub fn is_redacted(r: &audit_event::Model) -> bool {
     sha256_hex(r.payload.as_bytes()) != r.payload_hash && is_redaction(&r.payload)
 }
 
-/// The seqs an `account.erased` payload says it redacted.
-pub fn claimed_seqs(payload: &str) -> Vec<i64> {
+/// The rows an `account.erased` payload says it redacted, each with the SHA-256 of the
+/// redacted payload it left there (`redacted_rows: [{"seq", "payload_sha256"}]`).
+pub fn claimed_rows(payload: &str) -> Vec<(i64, String)> {
     serde_json::from_str::<Value>(payload)
         .ok()
         .and_then(|v| {
-            v.get("redacted_seqs")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_i64).collect())
+            v.get("redacted_rows").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(|r| {
+                        Some((
+                            r.get("seq")?.as_i64()?,
+                            r.get("payload_sha256")?.as_str()?.to_owned(),
+                        ))
+                    })
+                    .collect()
+            })
         })
         .unwrap_or_default()
+}
+
+/// One `redacted_rows` element of an `account.erased` payload.
+pub fn claim(seq: i64, redacted_payload: &str) -> Value {
+    serde_json::json!({ "seq": seq, "payload_sha256": sha256_hex(redacted_payload.as_bytes()) })
 }
 
 /// `payload` with every value that `personal(member name, value)` picks replaced by `null`
@@ -124,11 +137,12 @@ fn escape(k: &str) -> String {
 /// Stores `redacted` as row `row`'s payload (its hashes stay), and re-renders the bodies
 /// of the webhook deliveries that carry the row, so a delivery not yet sent (or sent
 /// again) carries the redacted payload too.
+/// Returns the stored payload (what the erasure entry's claim hashes).
 pub async fn store<C: ConnectionTrait>(
     txn: &C,
     row: &audit_event::Model,
     redacted: &Value,
-) -> AppResult<()> {
+) -> AppResult<String> {
     let payload = canonical_json(redacted);
     audit_event::Entity::update_many()
         .col_expr(audit_event::Column::Payload, Expr::value(payload.clone()))
@@ -153,7 +167,7 @@ pub async fn store<C: ConnectionTrait>(
         .exec(txn)
         .await?;
     }
-    Ok(())
+    Ok(changed.payload)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 //!   their comment or taking them off a team, and any value anywhere equal to one of their
 //!   addresses. Hashes stay, so `verdict audit verify` still passes;
 //! - one `account.erased` entry by the administrator, whose payload holds counts and the
-//!   seqs it redacted, no personal data.
+//!   seqs it redacted with the hash of each redacted payload, no personal data.
 //!
 //! Published results carry no names (projects, ranks and pseudonymous judge ids), so they
 //! and their signatures are untouched; wherever a result shows a person (a team's members),
@@ -157,7 +157,7 @@ pub async fn erase_account<C: ConnectionTrait>(
         .await?;
 
     // The audit rows that hold their personal data.
-    let redacted_seqs = redact_audit(txn, &u, &comment_ids, &addresses).await?;
+    let redacted = redact_audit(txn, &u, &comment_ids, &addresses).await?;
 
     // Credentials and what names their address.
     let sessions = session::Entity::delete_many()
@@ -262,7 +262,11 @@ pub async fn erase_account<C: ConnectionTrait>(
         Entry::new(redact::ERASED_ACTION, "user", &u.public_id)
             .by(actor.public_id())
             .with(json!({
-                "redacted_seqs": redacted_seqs,
+                "redacted_seqs": redacted.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+                "redacted_rows": redacted
+                    .iter()
+                    .map(|(seq, payload)| redact::claim(*seq, payload))
+                    .collect::<Vec<_>>(),
                 "comments": comments.len(),
                 "review_comments": reviews_erased,
                 "sessions": sessions,
@@ -276,7 +280,7 @@ pub async fn erase_account<C: ConnectionTrait>(
         .ok_or(AppError::NotFound("account"))?;
     Ok(Erased {
         user,
-        redacted_rows: redacted_seqs.len(),
+        redacted_rows: redacted.len(),
     })
 }
 
@@ -298,7 +302,7 @@ async fn redact_audit<C: ConnectionTrait>(
     u: &user::Model,
     comment_ids: &[String],
     addresses: &BTreeSet<String>,
-) -> AppResult<Vec<i64>> {
+) -> AppResult<Vec<(i64, String)>> {
     let me = u.public_id.as_str();
     let mut candidates = Condition::any()
         .add(audit_event::Column::Actor.eq(me))
@@ -337,8 +341,8 @@ async fn redact_audit<C: ConnectionTrait>(
                 || ((about_their_comment || took_them_off) && name == "reason")
         };
         if let Some(redacted) = redact::redact(&payload, &personal) {
-            redact::store(txn, &row, &redacted).await?;
-            seqs.push(row.seq);
+            let stored = redact::store(txn, &row, &redacted).await?;
+            seqs.push((row.seq, stored));
         }
     }
     Ok(seqs)

@@ -1,5 +1,5 @@
-//! Connecting, migrating, the one way to open a write transaction, read-only snapshots, and
-//! the one clock ([`now`]).
+//! Connecting, migrating, the one way to open a write transaction, read-only snapshots, the
+//! one clock ([`now`]), and whether the database answers ([`Availability`], [`watch`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +21,53 @@ pub struct Db {
     /// This process's name on PostgreSQL (`application_name` of its connections): the audit
     /// announcements carry it, so the relay tells this process's commits from others'.
     origin: Arc<str>,
+    /// Whether the database answers, as [`watch`] last found it.
+    availability: Availability,
+}
+
+/// Whether the database answers, as this process last found it: kept by [`watch`] on
+/// PostgreSQL, always "up" on SQLite (which runs inside the process; whether it can
+/// write is found by each write). While the database is down, requests are refused at once
+/// with UNAVAILABLE instead of each waiting the pool's 30 s for a connection (and those
+/// already waiting when it went down are answered so then), `/readyz` answers 503, and the
+/// background workers wait for it instead of retrying in a loop.
+#[derive(Clone)]
+pub struct Availability(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Availability {
+    fn default() -> Self {
+        Availability(Arc::new(tokio::sync::watch::channel(true).0))
+    }
+}
+
+impl Availability {
+    /// Whether the database answered the last probe.
+    pub fn is_up(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves once the database answers (at once when it does).
+    pub async fn up(&self) {
+        let mut rx = self.0.subscribe();
+        // Err: the sender is gone, which it never is while `self` holds it.
+        let _ = rx.wait_for(|up| *up).await;
+    }
+
+    /// Resolves once the database is found not to answer (at once when it is so now):
+    /// what a request waiting for it races against.
+    pub async fn down(&self) {
+        let mut rx = self.0.subscribe();
+        if rx.wait_for(|up| !*up).await.is_err() {
+            // The sender is gone with the process; nobody is told "down" for it.
+            std::future::pending::<()>().await;
+        }
+    }
+
+    /// Records the probe's finding; whether it changed.
+    pub(crate) fn set(&self, up: bool) -> bool {
+        self.0
+            .send_if_modified(|now| std::mem::replace(now, up) != up)
+    }
 }
 
 impl Db {
@@ -37,7 +84,9 @@ impl Db {
                     .busy_timeout(Duration::from_secs(30))
                     .foreign_keys(true)
             })
-            .map_sqlx_postgres_opts(move |o| o.application_name(&application_name));
+            .map_sqlx_postgres_opts(move |o| o.application_name(&application_name))
+            .map_sqlx_sqlite_pool_opts(|o| o.after_release(reusable_sqlite))
+            .map_sqlx_postgres_pool_opts(|o| o.after_release(reusable_postgres));
         if url.starts_with("postgres") {
             probe_postgres(url).await?;
         }
@@ -65,7 +114,13 @@ impl Db {
             conn,
             statements,
             origin,
+            availability: Availability::default(),
         })
+    }
+
+    /// Whether the database answers (see [`Availability`]).
+    pub fn availability(&self) -> &Availability {
+        &self.availability
     }
 
     pub async fn migrate(&self) -> Result<(), DbErr> {
@@ -117,6 +172,45 @@ impl Db {
             })
             .await
     }
+}
+
+/// Whether a connection handed back to the pool may serve again: not while its driver still
+/// counts an open transaction, which happens when ending one failed. SQLite rolls a
+/// transaction back by itself on some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_BUSY`),
+/// so the driver's own ROLLBACK fails and it keeps counting one; the next `begin` on that
+/// connection then opens a SAVEPOINT instead of `BEGIN IMMEDIATE`: on SQLite a deferred
+/// transaction, which a later failed request's `ROLLBACK TO` leaves open, so that every
+/// "commit" after it on that connection commits nothing while the client is told it did (a
+/// full disk showed it: `database_faults`); on PostgreSQL an error at every `begin`. Such a
+/// connection is closed instead (closing ends whatever it still holds) and the pool opens a
+/// fresh one.
+fn outside_transaction<C: sea_orm::sqlx::Connection>(conn: &C) -> bool {
+    let clean = !conn.is_in_transaction();
+    if !clean {
+        tracing::warn!("a database connection came back inside a transaction; closing it");
+    }
+    clean
+}
+
+/// [`outside_transaction`] for SQLite, once the rollback a dropped transaction queued has run
+/// on the connection's worker thread (a ping runs after it).
+fn reusable_sqlite(
+    conn: &mut sea_orm::sqlx::SqliteConnection,
+    _: sea_orm::sqlx::pool::PoolConnectionMetadata,
+) -> futures_util::future::BoxFuture<'_, Result<bool, sea_orm::sqlx::Error>> {
+    use sea_orm::sqlx::Connection;
+    Box::pin(async move {
+        conn.ping().await?;
+        Ok(outside_transaction(conn))
+    })
+}
+
+/// [`outside_transaction`] for PostgreSQL (the driver counts a queued rollback at once).
+fn reusable_postgres(
+    conn: &mut sea_orm::sqlx::PgConnection,
+    _: sea_orm::sqlx::pool::PoolConnectionMetadata,
+) -> futures_util::future::BoxFuture<'_, Result<bool, sea_orm::sqlx::Error>> {
+    Box::pin(std::future::ready(Ok(outside_transaction(conn))))
 }
 
 /// The current time by the database's clock: the one clock Verdict judges deadlines and
@@ -231,9 +325,149 @@ async fn probe_postgres(url: &str) -> Result<(), DbErr> {
     ))))
 }
 
+/// How often [`watch`] asks PostgreSQL whether it answers.
+const PROBE_EVERY: Duration = Duration::from_secs(1);
+
+/// How long a probe may take before the database counts as not answering. PostgreSQL
+/// answers a ping in a millisecond even under load; a probe this slow means it is gone
+/// (or the network to it is).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Keeps `db`'s [`Availability`] for as long as the process runs (PostgreSQL only): pings
+/// the database every second over a connection of its own (so a busy pool never delays
+/// it, and the statement counter does not see it), and when that fails, connects anew.
+/// When neither answers the database is down: said once in the log, with the reason, and
+/// again, with how long it lasted, when it answers again. The pool's connections need no
+/// help: each is tested before use and replaced when it broke.
+pub async fn watch(db: Db, url: String) {
+    use sea_orm::sqlx::{ConnectOptions as _, Connection as _, postgres::PgConnectOptions};
+    let options = match url.parse::<PgConnectOptions>() {
+        Ok(o) => o.application_name(db.origin()).disable_statement_logging(),
+        Err(e) => {
+            tracing::error!("cannot watch the database, its URL does not parse: {e}");
+            return;
+        }
+    };
+    let mut conn = None;
+    let mut down_since: Option<std::time::Instant> = None;
+    loop {
+        let mut reason = String::new();
+        if let Some(c) = conn.as_mut() {
+            match tokio::time::timeout(PROBE_TIMEOUT, sea_orm::sqlx::PgConnection::ping(c)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => reason = e.to_string(),
+                Err(_) => reason = format!("no answer to a ping within {PROBE_TIMEOUT:?}"),
+            }
+            if !reason.is_empty() {
+                conn = None;
+            }
+        }
+        if conn.is_none() {
+            match tokio::time::timeout(PROBE_TIMEOUT, options.connect()).await {
+                Ok(Ok(c)) => conn = Some(c),
+                Ok(Err(e)) => reason = e.to_string(),
+                Err(_) => reason = format!("no connection within {PROBE_TIMEOUT:?}"),
+            }
+        }
+        let up = conn.is_some();
+        if db.availability.set(up) {
+            match (up, down_since.take()) {
+                (false, _) => {
+                    down_since = Some(std::time::Instant::now());
+                    tracing::error!(
+                        reason,
+                        "the database does not answer; requests are refused with UNAVAILABLE \
+                         and /readyz answers 503 until it does"
+                    );
+                }
+                (true, since) => tracing::warn!(
+                    down_for_ms = since.map_or(0, |t| t.elapsed().as_millis() as u64),
+                    "the database answers again"
+                ),
+            }
+        }
+        tokio::time::sleep(PROBE_EVERY).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SQLite ends a transaction by itself on some errors (a full disk): the connection must
+    /// not serve again while its driver still counts that transaction, or the next writes on
+    /// it "commit" inside a transaction nobody ends.
+    #[tokio::test]
+    async fn a_connection_whose_transaction_ended_behind_the_driver_is_not_reused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let url = format!("sqlite://{}/t.db?mode=rwc", dir.path().display());
+        let db = Db::connect(&url).await.expect("connect");
+        db.conn
+            .execute_unprepared("CREATE TABLE t (x INTEGER)")
+            .await
+            .expect("create");
+        // Each connection goes back to the pool in a task of its own: let it, so that the
+        // next transaction takes that same connection (the only idle one).
+        let settle = || tokio::time::sleep(Duration::from_millis(100));
+        for round in 0..3 {
+            // What SQLite does on SQLITE_FULL: the transaction ends under the driver.
+            let txn = db.write().await.expect("begin");
+            txn.execute_unprepared("ROLLBACK").await.expect("rollback");
+            assert!(txn.commit().await.is_err(), "nothing left to commit");
+            settle().await;
+            // A write that is refused, then one that commits.
+            let txn = db.write().await.expect("begin");
+            txn.execute_unprepared(&format!("INSERT INTO t VALUES ({})", 100 + round))
+                .await
+                .expect("insert");
+            txn.rollback().await.expect("rollback");
+            settle().await;
+            let txn = db.write().await.expect("begin");
+            txn.execute_unprepared(&format!("INSERT INTO t VALUES ({round})"))
+                .await
+                .expect("insert");
+            txn.commit().await.expect("commit");
+            settle().await;
+        }
+        // Another connection sees exactly the three commits.
+        let other = Database::connect(&url).await.expect("connect");
+        let rows = other
+            .query_all_raw(Statement::from_string(
+                DbBackend::Sqlite,
+                "SELECT x FROM t ORDER BY x",
+            ))
+            .await
+            .expect("read");
+        let xs: Vec<i64> = rows
+            .iter()
+            .map(|r| r.try_get_by_index(0).expect("x"))
+            .collect();
+        assert_eq!(xs, [0, 1, 2]);
+    }
+
+    #[tokio::test]
+    async fn availability_is_up_until_told_and_wakes_who_waits() {
+        let a = Availability::default();
+        assert!(a.is_up());
+        a.up().await;
+        assert!(a.set(false));
+        assert!(!a.set(false), "no change");
+        assert!(!a.is_up());
+        tokio::time::timeout(Duration::from_secs(5), a.down())
+            .await
+            .expect("down at once");
+        let waiter = tokio::spawn({
+            let a = a.clone();
+            async move { a.up().await }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiter.is_finished());
+        assert!(a.set(true));
+        tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .expect("woken")
+            .expect("joined");
+    }
 
     #[test]
     fn sqlite_time_is_read_as_utc_to_the_millisecond() {

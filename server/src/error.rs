@@ -1,7 +1,7 @@
 //! The one error type of Verdict's domain. The GraphQL layer maps it once to an error with
 //! `extensions.code` (see `graphql::error`).
 
-use sea_orm::DbErr;
+use sea_orm::{DbErr, RuntimeErr};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -25,6 +25,10 @@ pub enum AppError {
     TooComplex(String),
     #[error("database: {0}")]
     Db(#[from] DbErr),
+    /// The database cannot serve the request right now, found before asking it (the
+    /// process knows it does not answer): the detail is for the log.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
     #[error("{0}")]
     Internal(String),
 }
@@ -59,10 +63,17 @@ impl AppError {
             AppError::RateLimited { .. } => "RATE_LIMITED",
             AppError::TooComplex(_) => "QUERY_TOO_COMPLEX",
             AppError::Db(e) if is_unique_violation(e) => "CONFLICT",
+            AppError::Db(e) if is_unavailable(e) => "UNAVAILABLE",
+            AppError::Unavailable(_) => "UNAVAILABLE",
             AppError::Db(_) | AppError::Internal(_) => "INTERNAL",
         }
     }
 }
+
+/// How long a client is told to wait before retrying a request refused with UNAVAILABLE
+/// (`extensions.retryAfter`, the `Retry-After` header): a pace for retries, not a promise
+/// that the database is back by then.
+pub const UNAVAILABLE_RETRY_AFTER: u64 = 5;
 
 /// A unique-constraint violation that slipped past the service's own checks (two requests
 /// racing for the same name) is a conflict, not an internal error.
@@ -71,4 +82,141 @@ pub fn is_unique_violation(e: &DbErr) -> bool {
         e.sql_err(),
         Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
     )
+}
+
+/// A database error that says the database cannot serve anyone right now, not that the
+/// request was wrong: it cannot be reached, or it cannot write. Read from the driver's typed
+/// error, never from its message:
+///
+/// - no connection: the pool timed out or is closed, the socket failed (refused, reset,
+///   closed: `Io`), TLS failed, a driver worker crashed;
+/// - PostgreSQL SQLSTATE classes `08` (connection exception), `53` (insufficient
+///   resources: disk full, out of memory, too many connections), `58` (system error: I/O),
+///   and `57P01`-`57P03` (shut down by an administrator, crashed, not accepting connections
+///   yet), `25006` (a read-only transaction: a standby or a read-only database);
+/// - SQLite result codes `SQLITE_BUSY` (the write lock was not had within the busy
+///   timeout), `SQLITE_NOMEM`, `SQLITE_READONLY`, `SQLITE_IOERR`, `SQLITE_FULL`,
+///   `SQLITE_CANTOPEN`, `SQLITE_PROTOCOL` (the primary code of an extended one).
+///
+/// Everything else (a constraint, a corrupt file, a bug) stays INTERNAL or CONFLICT.
+pub fn is_unavailable(e: &DbErr) -> bool {
+    use sea_orm::sqlx::Error as Sqlx;
+    let sqlx = match e {
+        DbErr::ConnectionAcquire(_) => return true,
+        DbErr::Conn(RuntimeErr::SqlxError(e))
+        | DbErr::Exec(RuntimeErr::SqlxError(e))
+        | DbErr::Query(RuntimeErr::SqlxError(e)) => e.as_ref(),
+        _ => return false,
+    };
+    match sqlx {
+        Sqlx::Io(_)
+        | Sqlx::Tls(_)
+        | Sqlx::PoolTimedOut
+        | Sqlx::PoolClosed
+        | Sqlx::WorkerCrashed => true,
+        Sqlx::Database(d) => {
+            let Some(code) = d.code() else {
+                return false;
+            };
+            if d.try_downcast_ref::<sea_orm::sqlx::postgres::PgDatabaseError>()
+                .is_some()
+            {
+                postgres_unavailable(&code)
+            } else if d
+                .try_downcast_ref::<sea_orm::sqlx::sqlite::SqliteError>()
+                .is_some()
+            {
+                code.parse::<i64>()
+                    .is_ok_and(|c| sqlite_unavailable(c & 0xff))
+            } else {
+                false
+            }
+        }
+        _ => false,
+    }
+}
+
+/// PostgreSQL SQLSTATEs of a database that cannot serve right now (see [`is_unavailable`]).
+fn postgres_unavailable(sqlstate: &str) -> bool {
+    let class = sqlstate.get(..2).unwrap_or_default();
+    matches!(class, "08" | "53" | "58") || matches!(sqlstate, "57P01" | "57P02" | "57P03" | "25006")
+}
+
+/// SQLite primary result codes of a database that cannot serve right now.
+fn sqlite_unavailable(primary: i64) -> bool {
+    const BUSY: i64 = 5;
+    const NOMEM: i64 = 7;
+    const READONLY: i64 = 8;
+    const IOERR: i64 = 10;
+    const FULL: i64 = 13;
+    const CANTOPEN: i64 = 14;
+    const PROTOCOL: i64 = 15;
+    matches!(
+        primary,
+        BUSY | NOMEM | READONLY | IOERR | FULL | CANTOPEN | PROTOCOL
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn postgres_outage_states_are_unavailable_and_others_are_not() {
+        for s in [
+            "08006", "08001", "57P01", "57P02", "57P03", "53100", "53300", "58030", "25006",
+        ] {
+            assert!(postgres_unavailable(s), "{s}");
+        }
+        for s in ["23505", "23503", "40001", "42P01", "XX000", "57014"] {
+            assert!(!postgres_unavailable(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn sqlite_full_read_only_io_and_busy_are_unavailable_and_corruption_is_not() {
+        // Primary codes, and extended ones by their low byte.
+        for c in [
+            5,
+            7,
+            8,
+            10,
+            13,
+            14,
+            15,
+            8 | (1 << 8),
+            10 | (3 << 8),
+            5 | (1 << 8),
+        ] {
+            assert!(sqlite_unavailable(c & 0xff), "{c}");
+        }
+        // SQLITE_ERROR, CONSTRAINT, CORRUPT, NOTADB, MISMATCH
+        for c in [1, 19, 11, 26, 20, 19 | (8 << 8)] {
+            assert!(!sqlite_unavailable(c & 0xff), "{c}");
+        }
+    }
+
+    #[test]
+    fn lost_connections_are_unavailable() {
+        use sea_orm::sqlx::Error as Sqlx;
+        use std::sync::Arc;
+        let io = || {
+            Sqlx::Io(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "refused",
+            ))
+        };
+        let wrap = |e: Sqlx| RuntimeErr::SqlxError(Arc::new(e));
+        assert!(is_unavailable(&DbErr::Conn(wrap(io()))));
+        assert!(is_unavailable(&DbErr::Query(wrap(io()))));
+        assert!(is_unavailable(&DbErr::Exec(wrap(Sqlx::PoolTimedOut))));
+        assert!(is_unavailable(&DbErr::ConnectionAcquire(
+            sea_orm::ConnAcquireErr::Timeout
+        )));
+        assert!(!is_unavailable(&DbErr::Query(wrap(Sqlx::RowNotFound))));
+        assert!(!is_unavailable(&DbErr::Custom("no".into())));
+        assert!(!is_unavailable(&DbErr::Conn(RuntimeErr::Internal(
+            "cannot connect".into()
+        ))));
+    }
 }

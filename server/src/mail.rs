@@ -87,9 +87,11 @@ impl Smtp {
     }
 }
 
-/// Runs the worker until the process ends.
+/// Runs the worker until the process ends (waiting while the database does not answer).
 pub async fn run(db: Db, smtp: Smtp, wake: Wake) {
     loop {
+        // While the database does not answer there is nothing to claim: wait for it.
+        db.availability().up().await;
         if let Err(e) = deliver_due(&db, &smtp).await {
             tracing::warn!(error = %e, "mail worker: a round failed; retrying");
         }

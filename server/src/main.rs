@@ -795,6 +795,11 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         webhooks,
     };
     if services.db.backend() == sea_orm::DbBackend::Postgres {
+        // Notice when PostgreSQL stops answering, and when it answers again.
+        tokio::spawn(verdict::db::watch(
+            services.db.clone(),
+            store.database_url.clone(),
+        ));
         // Other processes may share this database: hear their commits (and ours) from it.
         tokio::spawn(graphql::relay::run(
             services.db.clone(),

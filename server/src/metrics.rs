@@ -79,6 +79,7 @@ const CODES: &[&str] = &[
     "RATE_LIMITED",
     "QUERY_TOO_COMPLEX",
     "INTERNAL",
+    "UNAVAILABLE",
     "PERSISTED_QUERY_NOT_FOUND",
 ];
 

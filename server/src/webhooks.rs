@@ -283,7 +283,7 @@ pub fn signature(secret: &str, delivery: &str, timestamp: i64, body: &str) -> St
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-/// Runs the worker until the process ends.
+/// Runs the worker until the process ends (waiting while the database does not answer).
 pub async fn run(db: Db, settings: Settings, wake: Wake) {
     let client = match client(&settings) {
         Ok(c) => c,
@@ -295,6 +295,8 @@ pub async fn run(db: Db, settings: Settings, wake: Wake) {
     // Tests shorten the backoff: look again at least that often.
     let poll = POLL.min(settings.backoff_base.max(Duration::from_millis(20)));
     loop {
+        // While the database does not answer there is nothing to claim: wait for it.
+        db.availability().up().await;
         if let Err(e) = deliver_due(&db, &client, &settings).await {
             tracing::warn!(error = %e, "webhook worker: a round failed; retrying");
         }

@@ -790,7 +790,7 @@ fn edit_from_json(v: &Value) -> BundleEdit {
 // ---------------------------------------------------------------------------------------
 
 /// The codes of the API contract (`error::AppError::code`).
-const CONTRACT_CODES: [&str; 9] = [
+const CONTRACT_CODES: [&str; 10] = [
     "UNAUTHENTICATED",
     "FORBIDDEN",
     "NOT_FOUND",
@@ -800,6 +800,7 @@ const CONTRACT_CODES: [&str; 9] = [
     "RATE_LIMITED",
     "QUERY_TOO_COMPLEX",
     "INTERNAL",
+    "UNAVAILABLE",
 ];
 
 /// Requests that got past parsing, validation and the limits to the resolvers.

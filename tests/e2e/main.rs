@@ -1,7 +1,10 @@
 //! End-to-end tests: the real `verdict` binary on port 0 against a fresh database, over
 //! HTTP and websocket. Every test runs twice, `name::sqlite` and `name::postgres`
 //! (PostgreSQL from `VERDICT_TEST_PG_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`;
-//! skipped when unreachable unless `CI=true`).
+//! skipped when unreachable unless `CI=true`). The exceptions bring their own database and
+//! run on one backend: the PostgreSQL-only tests of `e2e_postgres!`, and `database_faults`
+//! (a PostgreSQL cluster of its own to stop and start; SQLite on volumes of its own to fill
+//! up and turn read-only, which needs root).
 
 #[macro_use]
 mod harness;
@@ -14,6 +17,7 @@ mod backup;
 mod browser;
 mod bundles;
 mod comments;
+mod database_faults;
 mod demo;
 mod deployment;
 mod edge;

@@ -364,15 +364,24 @@ pub async fn authenticate(
             return Ok(None);
         };
         // Last use is kept to the minute, so a busy script does not write on every call.
+        // It is bookkeeping: a database that cannot write now (disk full, read-only file)
+        // does not turn the token's reads away.
         if tok.last_used_at.is_none_or(|l| (t - l).num_seconds() >= 60) {
-            api_token::Entity::update_many()
+            let noted = api_token::Entity::update_many()
                 .col_expr(
                     api_token::Column::LastUsedAt,
                     sea_orm::sea_query::Expr::value(t),
                 )
                 .filter(api_token::Column::Id.eq(tok.id))
                 .exec(db)
-                .await?;
+                .await;
+            match noted {
+                Ok(_) => {}
+                Err(e) if crate::error::is_unavailable(&e) => {
+                    tracing::warn!(error = %e, "could not note an API token's last use");
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         let read_only = tok.scope == api_token::TokenScope::Read;
         (

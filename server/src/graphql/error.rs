@@ -1,11 +1,19 @@
 //! The one mapping from [`AppError`] to a GraphQL error with `extensions.code`.
 //! Internal details go to the log with the request id; the client sees only the id, in
-//! the message of an internal error and in `extensions.requestId` of every error (the
-//! same id as the request's log line and its `x-request-id` header).
+//! the message of an internal or unavailable error and in `extensions.requestId` of every
+//! error (the same id as the request's log line and its `x-request-id` header).
 
 use async_graphql::{Error, ErrorExtensions};
 
-use crate::error::AppError;
+use crate::error::{AppError, UNAVAILABLE_RETRY_AFTER};
+
+/// What a client is told when the database cannot serve it (`UNAVAILABLE`).
+pub fn unavailable_message(request_id: &str) -> String {
+    format!(
+        "the database cannot serve this request right now; retry in {UNAVAILABLE_RETRY_AFTER} \
+         seconds (request id {request_id})"
+    )
+}
 
 /// Converts a domain error into the error the client sees.
 pub fn to_graphql(err: AppError, request_id: &str) -> Error {
@@ -14,6 +22,10 @@ pub fn to_graphql(err: AppError, request_id: &str) -> Error {
         AppError::Db(_) | AppError::Internal(_) if code == "INTERNAL" => {
             tracing::error!(request_id, error = %err, "internal error");
             format!("internal error (request id {request_id})")
+        }
+        AppError::Db(_) | AppError::Unavailable(_) if code == "UNAVAILABLE" => {
+            tracing::warn!(request_id, error = %err, "database unavailable");
+            unavailable_message(request_id)
         }
         AppError::Db(_) => {
             tracing::info!(request_id, error = %err, "constraint conflict");
@@ -27,6 +39,7 @@ pub fn to_graphql(err: AppError, request_id: &str) -> Error {
         match &err {
             AppError::BadInput { field, .. } => e.set("field", field.as_str()),
             AppError::RateLimited { retry_after } => e.set("retryAfter", *retry_after),
+            _ if code == "UNAVAILABLE" => e.set("retryAfter", UNAVAILABLE_RETRY_AFTER),
             _ => {}
         }
     })
@@ -74,6 +87,13 @@ mod tests {
                 AppError::Db(sea_orm::DbErr::Custom("password=hunter2".into())),
                 "INTERNAL",
             ),
+            (AppError::Unavailable("no answer".into()), "UNAVAILABLE"),
+            (
+                AppError::Db(sea_orm::DbErr::ConnectionAcquire(
+                    sea_orm::ConnAcquireErr::Timeout,
+                )),
+                "UNAVAILABLE",
+            ),
         ];
         for (err, code) in cases {
             let (got, _, _) = ext(err);
@@ -88,6 +108,29 @@ mod tests {
         )));
         assert!(!msg.contains("hunter2"));
         assert!(msg.contains("req-1"));
+    }
+
+    #[test]
+    fn unavailable_says_when_to_retry_and_keeps_the_detail_in_the_log() {
+        let refused = sea_orm::sqlx::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "connect to 10.0.0.7:5432 refused",
+        ));
+        let err = AppError::Db(sea_orm::DbErr::Conn(sea_orm::RuntimeErr::SqlxError(
+            std::sync::Arc::new(refused),
+        )));
+        let e = to_graphql(err, "req-3");
+        assert!(!e.message.contains("10.0.0.7"), "{}", e.message);
+        assert!(e.message.contains("req-3"), "{}", e.message);
+        let ext = e.extensions.unwrap_or_default();
+        assert_eq!(
+            ext.get("code").map(|v| v.to_string()),
+            Some("\"UNAVAILABLE\"".into())
+        );
+        assert_eq!(
+            ext.get("retryAfter").map(|v| v.to_string()),
+            Some(UNAVAILABLE_RETRY_AFTER.to_string())
+        );
     }
 
     #[test]

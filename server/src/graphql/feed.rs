@@ -130,7 +130,9 @@ pub enum Verdict {
 /// One computed message and, for each signed-in follower registered when it was computed,
 /// whether they may receive it. A follower without a verdict checks for itself.
 pub struct Snapshot<T> {
-    pub item: Result<T, String>,
+    /// The message, or why it could not be computed: the error's code and its detail (for
+    /// the log, never the client).
+    pub item: Result<T, (&'static str, String)>,
     pub verdicts: HashMap<u64, Verdict>,
 }
 
@@ -292,7 +294,7 @@ impl<K: Kind> Feeds<K> {
             let item = match K::compute(&services, &e).await {
                 Ok(Some(item)) => Ok(item),
                 Ok(None) => continue,
-                Err(err) => Err(err.to_string()),
+                Err(err) => Err((err.code(), err.to_string())),
             };
             let who: Vec<(u64, Follower)> = lock(&followers)
                 .iter()

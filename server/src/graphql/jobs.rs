@@ -18,6 +18,11 @@ use crate::domain::calibration_jobs;
 use crate::domain::results;
 use crate::error::{AppError, AppResult};
 
+/// How long a job that failed waits before recording its end again, when the database
+/// could not take it; doubled after each attempt, up to [`CLOSE_RETRY_MAX`].
+const CLOSE_RETRY_FIRST: std::time::Duration = std::time::Duration::from_secs(1);
+const CLOSE_RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A job running here: how far it has come, and a flag set when it has ended.
 pub struct Running {
     pub progress: Arc<Progress>,
@@ -66,17 +71,34 @@ impl Calibrations {
             let outcome = compute(&db, &signer, &job, &e, progress).await;
             if let Err(err) = outcome {
                 let reason = reason(&err, &job.public_id);
-                let closed = async {
-                    let txn = db.write().await?;
-                    calibration_jobs::fail(&txn, &job, &e, &reason).await?;
-                    txn.commit().await?;
-                    AppResult::Ok(())
-                }
-                .await;
-                if let Err(e) = closed {
-                    // The row stays running; once this process is gone it reads as
-                    // abandoned, and a new job of the event replaces it.
-                    tracing::error!(job = %job.public_id, error = %e, "could not close a failed calibration job");
+                let mut wait = CLOSE_RETRY_FIRST;
+                loop {
+                    let closed = async {
+                        let txn = db.write().await?;
+                        calibration_jobs::fail(&txn, &job, &e, &reason).await?;
+                        txn.commit().await?;
+                        AppResult::Ok(())
+                    }
+                    .await;
+                    match closed {
+                        Ok(()) => break,
+                        // The database is away (or cannot write): the job stays running
+                        // here, its subscribers waiting, until its end can be recorded;
+                        // otherwise it would read as running for as long as this process
+                        // lives and no new job of the event could start.
+                        Err(e) if e.code() == "UNAVAILABLE" => {
+                            tracing::warn!(job = %job.public_id, error = %e, "cannot record a failed calibration job yet; retrying");
+                            tokio::time::sleep(wait).await;
+                            db.availability().up().await;
+                            wait = (wait * 2).min(CLOSE_RETRY_MAX);
+                        }
+                        Err(e) => {
+                            // The row stays running; once this process is gone it reads as
+                            // abandoned, and a new job of the event replaces it.
+                            tracing::error!(job = %job.public_id, error = %e, "could not close a failed calibration job");
+                            break;
+                        }
+                    }
                 }
             }
             jobs.running
@@ -118,12 +140,17 @@ async fn compute(
 }
 
 /// Why the job failed, in words for the organizers: a refusal as it is, an internal error
-/// only as a pointer to the log (where the detail goes).
+/// or the database's absence only as a pointer to the log (where the detail goes).
 fn reason(err: &AppError, job: &str) -> String {
-    if err.code() == "INTERNAL" {
-        tracing::error!(job, error = %err, "calibration job failed");
-        format!("internal error (job {job}); the server's log has the detail")
-    } else {
-        err.to_string()
+    match err.code() {
+        "INTERNAL" => {
+            tracing::error!(job, error = %err, "calibration job failed");
+            format!("internal error (job {job}); the server's log has the detail")
+        }
+        "UNAVAILABLE" => {
+            tracing::warn!(job, error = %err, "calibration job failed: database unavailable");
+            "the database was unavailable while this calibration ran; start it again".to_owned()
+        }
+        _ => err.to_string(),
     }
 }

@@ -390,9 +390,14 @@ impl LoadersExt for Context<'_> {
     }
 }
 
-/// The one mapping of a failed batch to the client's error: INTERNAL, details logged.
+/// The one mapping of a failed batch to the client's error: UNAVAILABLE when the database
+/// could not serve it, INTERNAL otherwise; details logged.
 fn load_err(ctx: &Context<'_>, e: LoadError) -> async_graphql::Error {
-    ctx.err(AppError::Internal(e.to_string()))
+    if crate::error::is_unavailable(&e) {
+        ctx.err(AppError::Unavailable(e.to_string()))
+    } else {
+        ctx.err(AppError::Internal(e.to_string()))
+    }
 }
 
 /// Loads the value of `key`, if there is one (batched with its siblings).

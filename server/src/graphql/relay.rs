@@ -10,8 +10,9 @@
 //! process: the `application_name` of its connections, [`Db::origin`]).
 //!
 //! When the listening connection drops (a restart of PostgreSQL, `pg_terminate_backend`),
-//! the relay listens again and reads the entries after the last `seq` it saw from the audit
-//! log itself, so nothing committed meanwhile is missed. The log does not say which process
+//! the relay listens again (once the database answers: [`crate::db::Availability`]) and
+//! reads the entries after the last `seq` it saw from the audit log itself, so nothing
+//! committed meanwhile is missed. The log does not say which process
 //! committed an entry, so after a loss this process's own entries of that gap are heard a
 //! second time: the feeds are snapshots and do not mind, and a `projectSubmitted`
 //! subscriber may see a project twice (its id tells).
@@ -59,6 +60,7 @@ struct Announced {
 /// entry appended after it has read where the audit log stands.
 pub async fn run(db: Db, url: String, bus: Bus) {
     let start = loop {
+        db.availability().up().await;
         match crate::audit::head_seq(&db.conn).await {
             Ok(seq) => break seq,
             Err(e) => tracing::warn!("the audit relay cannot read the audit head yet: {e}"),
@@ -76,6 +78,8 @@ pub async fn run(db: Db, url: String, bus: Bus) {
             tracing::warn!("the audit relay lost its connection, reconnecting: {e}");
         }
         tokio::time::sleep(RECONNECT).await;
+        // While the database does not answer, wait for it rather than knock every 250 ms.
+        relay.db.availability().up().await;
     }
 }
 

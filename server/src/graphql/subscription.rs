@@ -173,7 +173,7 @@ impl JobFollower {
         loop {
             if let Some(job) = self.next.take() {
                 if let Err(refused) = self.watch.check(&self.services).await {
-                    return Some(Err(refused));
+                    return Some(Err(to_graphql(refused, self.watch.request_id())));
                 }
                 let message = CalibrationJob::with_progress(&self.services.calibrations, job);
                 self.sent = message.progress;
@@ -244,8 +244,9 @@ fn caller<'a>(
 
 /// A subscriber's stream of a shared feed: each snapshot the feed computes, if the feed's
 /// verdict for this subscriber allows it (or, without a verdict, if `watch` does); when
-/// it does not, the subscriber gets that error and the stream ends. Ends with the feed
-/// (which outlives every subscriber, so only on shutdown).
+/// it does not, the subscriber gets that error and the stream ends (unless `watch` could
+/// not ask the database: then only that snapshot is withheld, as in [`follow`]). Ends with
+/// the feed (which outlives every subscriber, so only on shutdown).
 fn from_feed<T: Clone + Send + Sync + 'static>(
     following: Following<T>,
     services: super::Services,
@@ -267,16 +268,25 @@ fn from_feed<T: Clone + Send + Sync + 'static>(
                 )),
                 None => match watch.check(&services).await {
                     Ok(()) => None,
-                    Err(refused) => return Some((Err(refused), None)),
+                    // Not checked, so not sent; the subscriber hears why and follows on.
+                    Err(e) if e.code() == "UNAVAILABLE" => {
+                        let refused = to_graphql(e, watch.request_id());
+                        return Some((Err(refused), Some((following, services, watch))));
+                    }
+                    Err(e) => Some(e),
                 },
             };
             if let Some(e) = refusal {
                 return Some((Err(to_graphql(e, watch.request_id())), None));
             }
-            let item = snapshot
-                .item
-                .clone()
-                .map_err(|detail| to_graphql(AppError::Internal(detail), "subscription"));
+            let item = snapshot.item.clone().map_err(|(code, detail)| {
+                let err = if code == "UNAVAILABLE" {
+                    AppError::Unavailable(detail)
+                } else {
+                    AppError::Internal(detail)
+                };
+                to_graphql(err, "subscription")
+            });
             return Some((item, Some((following, services, watch))));
         }
     })
@@ -339,21 +349,22 @@ impl Watch {
             .map_or("subscription", |rc| rc.request_id.as_str())
     }
 
-    async fn check(&self, services: &super::Services) -> async_graphql::Result<()> {
+    /// Whether the next message may go out; the refusal (which may also be that the
+    /// database could not be asked: UNAVAILABLE) otherwise.
+    async fn check(&self, services: &super::Services) -> Result<(), AppError> {
         let Some(rc) = &self.rc else {
             return match self.organizers_of {
                 None => Ok(()),
-                Some(_) => Err(to_graphql(AppError::Unauthenticated, "subscription")),
+                Some(_) => Err(AppError::Unauthenticated),
             };
         };
-        let refused = |e| to_graphql(e, &rc.request_id);
-        rc.recheck(&services.db).await.map_err(refused)?;
+        rc.recheck(&services.db).await?;
         if let Some(event_id) = self.organizers_of {
-            let access = rc.access(&services.db).await.map_err(refused)?;
+            let access = rc.access(&services.db).await?;
             if !access.is_organizer(event_id) {
-                return Err(refused(AppError::forbidden(
+                return Err(AppError::forbidden(
                     "only the event's organizers may follow this",
-                )));
+                ));
             }
         }
         Ok(())
@@ -362,7 +373,9 @@ impl Watch {
 
 /// A stream of the bus events of one event, each mapped by `f` (None skips it). Before each
 /// message, `watch` is checked; when it fails the subscriber gets that error and the stream
-/// ends. A lagging subscriber receives an error saying how much it missed, never silence.
+/// ends, except when the database could not be asked (UNAVAILABLE): that message is not
+/// sent, the subscriber gets the error, and the stream goes on. A lagging subscriber
+/// receives an error saying how much it missed, never silence.
 fn follow<T, F, Fut>(
     services: super::Services,
     event_id: i64,
@@ -381,8 +394,13 @@ where
         loop {
             let item = match rx.recv().await {
                 Ok(ev) if ev.event_id() == Some(event_id) => {
-                    if let Err(refused) = watch.check(&services).await {
-                        return Some((Err(refused), None));
+                    match watch.check(&services).await {
+                        Ok(()) => {}
+                        Err(e) if e.code() == "UNAVAILABLE" => {
+                            let refused = to_graphql(e, watch.request_id());
+                            return Some((Err(refused), Some((rx, services, watch, f))));
+                        }
+                        Err(e) => return Some((Err(to_graphql(e, watch.request_id())), None)),
                     }
                     match f(services.clone(), ev).await {
                         Some(item) => item,

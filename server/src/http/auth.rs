@@ -113,10 +113,15 @@ impl Caller {
     }
 
     /// Builds the request context from the credential, or refuses: 401 for a token that
-    /// is invalid, expired or revoked (never a silent anonymous request), 500 when the
-    /// database fails.
+    /// is invalid, expired or revoked (never a silent anonymous request), 503 UNAVAILABLE
+    /// while the database does not answer (known before asking it, or found when asking),
+    /// 500 when the database fails otherwise. Every request passes here before it executes
+    /// (HTTP, and a websocket's `connection_init`).
     pub async fn authenticate(self, services: &Services) -> Result<RequestCtx, Response> {
         let request_id = self.request_id;
+        if !services.db.availability().is_up() {
+            return Err(super::unavailable(&request_id));
+        }
         let raw = match self.credential {
             Credential::Bearer(t) | Credential::Cookie(t) => Some(t),
             Credential::None => None,
@@ -132,6 +137,10 @@ impl Caller {
                         "the token is invalid, expired or revoked",
                         &request_id,
                     ));
+                }
+                Err(e) if e.code() == "UNAVAILABLE" => {
+                    tracing::warn!(request_id, error = %e, "authentication: database unavailable");
+                    return Err(super::unavailable(&request_id));
                 }
                 Err(e) => {
                     tracing::error!(request_id, error = %e, "authentication failed");

@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::Caller;
-use super::{AppState, gql_error};
+use super::{AppState, gql_error, while_available};
 use crate::crypto::sha256_hex;
 use crate::graphql::{RequestCtx, request_data};
 use crate::memo::Memo;
@@ -272,12 +272,27 @@ async fn execute(
             .first()
             .is_some_and(|r| r.data == async_graphql::Value::Null && !r.errors.is_empty());
     let clean = responses.iter().all(|r| r.errors.is_empty()) && headers.is_empty();
+    // Nothing but the database's absence to say: 503, as the refusal before execution.
+    let unavailable = responses.iter().all(only_unavailable);
+    if unavailable {
+        headers.insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(crate::error::UNAVAILABLE_RETRY_AFTER),
+        );
+    }
     let body = if single {
         BatchResponse::Single(responses.remove(0))
     } else {
         BatchResponse::Batch(responses)
     };
-    let (status, content_type) = if graphql_response {
+    let (status, content_type) = if unavailable {
+        let content_type = if graphql_response {
+            "application/graphql-response+json; charset=utf-8"
+        } else {
+            "application/json"
+        };
+        (StatusCode::SERVICE_UNAVAILABLE, content_type)
+    } else if graphql_response {
         let status = if request_error {
             StatusCode::BAD_REQUEST
         } else {
@@ -300,6 +315,25 @@ async fn execute(
         );
     }
     respond(status, content_type, headers, json, caching, clean)
+}
+
+/// Whether an answer says only that the database cannot serve: it has errors, each of them
+/// UNAVAILABLE, and no data (none, or only null fields).
+fn only_unavailable(r: &async_graphql::Response) -> bool {
+    use async_graphql::Value;
+    let code = Value::from("UNAVAILABLE");
+    !r.errors.is_empty()
+        && r.errors.iter().all(|e| {
+            e.extensions
+                .as_ref()
+                .and_then(|x| x.get("code"))
+                .is_some_and(|c| *c == code)
+        })
+        && match &r.data {
+            Value::Null => true,
+            Value::Object(fields) => fields.values().all(|v| *v == Value::Null),
+            _ => false,
+        }
 }
 
 /// Sends an answer with its caching headers: `clean` (no errors) anonymous GETs as public
@@ -432,13 +466,16 @@ pub(super) async fn post(
     if let Some(refused) = caller.csrf_refusal(&batch) {
         return refused;
     }
-    match caller.authenticate(&st.services).await {
-        Ok(rc) => {
-            let graphql_response = accepts_graphql_response(&headers);
-            execute(&st, rc, batch, graphql_response, Caching::Private).await
+    let answer = async {
+        match caller.authenticate(&st.services).await {
+            Ok(rc) => {
+                let graphql_response = accepts_graphql_response(&headers);
+                execute(&st, rc, batch, graphql_response, Caching::Private).await
+            }
+            Err(refused) => refused,
         }
-        Err(refused) => refused,
-    }
+    };
+    while_available(&st, request_id, answer).await
 }
 
 /// The JSON of query parameter `name`, if given; BAD_USER_INPUT when it is not JSON.
@@ -502,18 +539,21 @@ pub(super) async fn get(
         req = req.operation_name(op.clone());
     }
     let caching = Caching::Public(headers.get(header::IF_NONE_MATCH).cloned());
-    match caller.authenticate(&st.services).await {
-        Ok(rc) => {
-            let graphql_response = accepts_graphql_response(&headers);
-            execute(
-                &st,
-                rc,
-                BatchRequest::Single(req),
-                graphql_response,
-                caching,
-            )
-            .await
+    let answer = async {
+        match caller.authenticate(&st.services).await {
+            Ok(rc) => {
+                let graphql_response = accepts_graphql_response(&headers);
+                execute(
+                    &st,
+                    rc,
+                    BatchRequest::Single(req),
+                    graphql_response,
+                    caching,
+                )
+                .await
+            }
+            Err(refused) => refused,
         }
-        Err(refused) => refused,
-    }
+    };
+    while_available(&st, request_id, answer).await
 }

@@ -187,15 +187,57 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// How long `/readyz` waits for the database before saying it is not ready.
+const READY_WITHIN: Duration = Duration::from_secs(3);
+
+/// 200 when this process can serve: the database answers (see
+/// [`crate::db::Availability`]), within [`READY_WITHIN`], and every migration this binary
+/// knows is applied; 503 otherwise, at once while the database is known to be down. A
+/// SQLite database that cannot write (disk full, read-only file) still serves reads, so it
+/// stays ready; its writes are refused with UNAVAILABLE.
 async fn readyz(State(st): State<AppState>) -> Response {
-    if st.services.db.is_ready().await {
-        (StatusCode::OK, "ready").into_response()
-    } else {
+    let db = &st.services.db;
+    let not_ready = |why: &'static str| {
         (
             StatusCode::SERVICE_UNAVAILABLE,
-            "database unreachable or migrations pending",
+            [(
+                header::RETRY_AFTER,
+                HeaderValue::from(crate::error::UNAVAILABLE_RETRY_AFTER),
+            )],
+            why,
         )
             .into_response()
+    };
+    let ready = tokio::select! {
+        biased;
+        () = db.availability().down() => None,
+        r = tokio::time::timeout(READY_WITHIN, db.is_ready()) => r.ok(),
+    };
+    match ready {
+        Some(true) => (StatusCode::OK, "ready").into_response(),
+        Some(false) => not_ready("database unreachable or migrations pending"),
+        None => not_ready("database unreachable"),
+    }
+}
+
+/// Serves a request unless the database goes away first: then the request is answered at
+/// once with UNAVAILABLE ([`unavailable`]) rather than after the pool's 30 s wait for a
+/// connection that will not come. What it had begun is dropped: a transaction without its
+/// commit rolls back (the database is gone with it). A commit already on its way when the
+/// database went away may have happened, as after any lost connection; a client retrying
+/// with the same idempotency key gets the one result.
+pub(crate) async fn while_available(
+    st: &AppState,
+    request_id: &str,
+    answer: impl std::future::Future<Output = Response>,
+) -> Response {
+    tokio::select! {
+        biased;
+        r = answer => r,
+        () = st.services.db.availability().down() => {
+            tracing::warn!(request_id, "the database went away while this request was served");
+            unavailable(request_id)
+        }
     }
 }
 
@@ -248,6 +290,26 @@ fn rate_limited(e: tower_governor::GovernorError) -> Response {
                 HeaderValue::from_str(&retry_after.to_string())
                     .unwrap_or(HeaderValue::from_static("1")),
             ),
+        ],
+        axum::Json(body),
+    )
+        .into_response()
+}
+
+/// The refusal of a request the database cannot serve (see [`crate::db::Availability`]):
+/// 503 with `Retry-After`, and the GraphQL error UNAVAILABLE with `extensions.retryAfter`,
+/// as the rate limiter's 429 carries RATE_LIMITED.
+pub(crate) fn unavailable(request_id: &str) -> Response {
+    let retry_after = crate::error::UNAVAILABLE_RETRY_AFTER;
+    let body = serde_json::json!({ "errors": [{
+        "message": crate::graphql::error::unavailable_message(request_id),
+        "extensions": { "code": "UNAVAILABLE", "requestId": request_id, "retryAfter": retry_after },
+    }] });
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (header::RETRY_AFTER, HeaderValue::from(retry_after)),
         ],
         axum::Json(body),
     )

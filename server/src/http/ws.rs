@@ -8,7 +8,11 @@
 //!   `--max-subscriptions` in flight, and the request rate per connection and per client
 //!   address (told as `http::client` tells it, drawing on the buckets of `/graphql`). A
 //!   refused operation is not run: its id gets an `error` message (RATE_LIMITED with
-//!   `retryAfter`, or QUERY_TOO_COMPLEX for the cap).
+//!   `retryAfter`, QUERY_TOO_COMPLEX for the cap, or UNAVAILABLE while the database does
+//!   not answer).
+//! - Database down: a `connection_init` that cannot be checked because the database does
+//!   not answer closes with 1013 ("try again later"), not as a bad credential; operations
+//!   already running (subscriptions) go on and deliver again once it answers.
 //! - Revocation: `logOut`, `revokeApiToken` and `revokeRole` publish
 //!   [`BusEvent::AccessRevoked`] after their commit, and a connection whose user or
 //!   credential it names is closed with 4403. The bus is per process, so this close is
@@ -41,6 +45,7 @@
 use std::collections::HashSet;
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -64,7 +69,7 @@ use super::{AppState, request_rate};
 use crate::domain::accounts;
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
-use crate::graphql::error::to_graphql;
+use crate::graphql::error::{to_graphql, unavailable_message};
 use crate::graphql::{RequestCtx, request_data};
 
 /// The close code of a connection whose credential or role was revoked.
@@ -76,10 +81,12 @@ const CLOSE_TOO_BIG: u16 = 1009;
 /// The close code when the server stops (RFC 6455 "going away").
 const CLOSE_GOING_AWAY: u16 = 1001;
 
-/// The close code of a client that took longer than `--ws-send-timeout` to take a message
-/// (RFC 6455 "try again later"). graphql-ws clients, the web client among them, reconnect
-/// after it; after 1008 ("policy violation") they would give up for good.
-const CLOSE_TOO_SLOW: u16 = 1013;
+/// "Try again later" (RFC 6455 1013): the close code of a client that took longer than
+/// `--ws-send-timeout` to take a message, and of a `connection_init` refused because the
+/// database does not answer (the credential may be fine). graphql-ws clients, the web
+/// client among them, reconnect after it; after 1008 ("policy violation") they would give
+/// up for good.
+const CLOSE_TRY_AGAIN: u16 = 1013;
 
 /// How long the close frame, behind whatever the client has not taken yet, may wait for
 /// the client before the connection is dropped without it. Well within the 5 s that
@@ -152,6 +159,10 @@ async fn serve(
     });
     let services = st.services.clone();
     let init_who = who.clone();
+    // Set when `connection_init` was refused for the database, not the credential.
+    let init_unavailable = Arc::new(AtomicBool::new(false));
+    let unavailable_flag = init_unavailable.clone();
+    let init_request_id = request_id.clone();
     let graphql =
         async_graphql::http::WebSocket::from_message_stream(st.schema.clone(), inbox_rx, protocol)
             .on_connection_init(move |payload: serde_json::Value| async move {
@@ -159,8 +170,13 @@ async fn serve(
                     .with_init_payload(&payload)
                     .authenticate(&services)
                     .await
-                    .map_err(|_| {
-                        async_graphql::Error::new("the token is invalid, expired or revoked")
+                    .map_err(|refused| {
+                        if refused.status() == StatusCode::SERVICE_UNAVAILABLE {
+                            unavailable_flag.store(true, Ordering::Relaxed);
+                            async_graphql::Error::new(unavailable_message(&init_request_id))
+                        } else {
+                            async_graphql::Error::new("the token is invalid, expired or revoked")
+                        }
                     })?;
                 let rc = Arc::new(rc.long_lived());
                 let _ = init_who.set(rc.clone());
@@ -220,7 +236,16 @@ async fn serve(
             outgoing = graphql.next(), if waiting.is_none() => {
                 let text = match outgoing {
                     Some(WsMessage::Text(text)) => text,
-                    Some(WsMessage::Close(code, reason)) => break Some(close(code, &reason)),
+                    // async-graphql closes a refused `connection_init` with 1002; one refused
+                    // for the database says "try again later" instead.
+                    Some(WsMessage::Close(code, reason)) => {
+                        let code = if init_unavailable.load(Ordering::Relaxed) {
+                            CLOSE_TRY_AGAIN
+                        } else {
+                            code
+                        };
+                        break Some(close(code, &reason));
+                    }
                     None => break None,
                 };
                 if let Some(id) = completed(&text) {
@@ -237,8 +262,8 @@ async fn serve(
                     Ok(Err(_)) => break None,
                     Err(_) => {
                         let why = "the client did not take a message within --ws-send-timeout";
-                        closing(&request_id, CLOSE_TOO_SLOW, why);
-                        break Some(close(CLOSE_TOO_SLOW, "too slow to read"));
+                        closing(&request_id, CLOSE_TRY_AGAIN, why);
+                        break Some(close(CLOSE_TRY_AGAIN, "too slow to read"));
                     }
                 }
             }
@@ -349,6 +374,8 @@ type AddressLimiter = SharedRateLimiter<IpAddr, governor::middleware::NoOpMiddle
 /// What one connection may start: at most `max_in_flight` operations at once, and the
 /// request rate per connection and per client address.
 struct Gate {
+    /// Whether the database answers: while it does not, operations are refused at once.
+    db: crate::db::Availability,
     in_flight: HashSet<String>,
     max_in_flight: usize,
     connection: Option<DefaultDirectRateLimiter>,
@@ -363,6 +390,7 @@ impl Gate {
             .zip(std::num::NonZeroU32::new(burst))
             .map(|(q, burst)| RateLimiter::direct(q.allow_burst(burst)));
         Gate {
+            db: st.services.db.availability().clone(),
             in_flight: HashSet::new(),
             max_in_flight: limits.max_subscriptions,
             connection,
@@ -376,6 +404,9 @@ impl Gate {
     /// Admits operation `id`, or says why not. An id already in flight is replaced by
     /// async-graphql, so it takes no second place.
     fn admit(&mut self, id: &str) -> Result<(), AppError> {
+        if !self.db.is_up() {
+            return Err(AppError::Unavailable("the database does not answer".into()));
+        }
         if !self.in_flight.contains(id) && self.in_flight.len() >= self.max_in_flight {
             return Err(AppError::TooComplex(format!(
                 "at most {} operations in flight on one connection; complete one first",
@@ -414,6 +445,7 @@ mod tests {
         let quota = Quota::per_hour(std::num::NonZeroU32::MIN)
             .allow_burst(std::num::NonZeroU32::new(burst).unwrap_or(std::num::NonZeroU32::MIN));
         Gate {
+            db: crate::db::Availability::default(),
             in_flight: HashSet::new(),
             max_in_flight,
             connection: Some(RateLimiter::direct(quota)),
@@ -435,6 +467,15 @@ mod tests {
         assert_eq!(code(g.admit("a")), "OK");
         g.finished("a");
         assert_eq!(code(g.admit("c")), "OK");
+    }
+
+    #[test]
+    fn operations_are_refused_while_the_database_does_not_answer() {
+        let mut g = gate(100, 100, None);
+        g.db.set(false);
+        assert_eq!(code(g.admit("a")), "UNAVAILABLE");
+        g.db.set(true);
+        assert_eq!(code(g.admit("a")), "OK");
     }
 
     #[test]

@@ -104,6 +104,19 @@ impl TestDb {
         }
     }
 
+    /// The database at `url` as it is (a private PostgreSQL cluster's, a SQLite file on a
+    /// file system a test made): nothing is created, and nothing dropped afterwards. The
+    /// key file goes in a temporary directory of its own.
+    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+    pub fn at(backend: Backend, url: String) -> TestDb {
+        TestDb {
+            backend,
+            url,
+            dir: tempfile::tempdir().expect("tempdir"),
+            pg: None,
+        }
+    }
+
     #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
     pub fn backend(&self) -> Backend {
         self.backend

@@ -11,6 +11,8 @@
 //! - `fixture`: the event fixtures to import
 //! - `smtp`: a mail receiver on 127.0.0.1 ([`SmtpSink`]) for the mail worker to deliver to
 //! - `snapshot`: every table's rows, to assert that a refusal wrote nothing ([`Probe`])
+//! - `cluster`: a PostgreSQL server of the test's own, to stop and start ([`Cluster`])
+//! - `volume`: small file systems to fill up or turn read-only under SQLite ([`Volume`])
 //!
 //! This file holds the `e2e!` macro, [`run`] and the helpers that read a response.
 
@@ -20,6 +22,7 @@ use chrono::{SecondsFormat, Utc};
 use serde_json::Value;
 
 mod client;
+mod cluster;
 mod db;
 mod fixture;
 mod operations;
@@ -27,9 +30,11 @@ mod process;
 mod scenario;
 mod smtp;
 mod snapshot;
+mod volume;
 mod ws;
 
 pub use client::Resp;
+pub use cluster::{Cluster, Stop};
 pub use db::{Backend, TestDb, unique};
 pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
 pub use operations::op;
@@ -37,6 +42,7 @@ pub use process::{App, CliOutput, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
 pub use smtp::SmtpSink;
 pub use snapshot::{Probe, Snapshot};
+pub use volume::Volume;
 pub use ws::{Ws, ws_code, ws_errors};
 
 /// The site administrator `App::site_admin` creates.

@@ -25,8 +25,9 @@ pub use account::COOKIE;
 /// Every write. Each change commits in one transaction with its audit entry, and
 /// subscribers hear of it only after the commit. Errors carry `extensions.code`
 /// (UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT with `extensions.field`, CONFLICT,
-/// WINDOW_CLOSED, RATE_LIMITED). Mutations that take an `idempotencyKey` may be retried
-/// safely with it.
+/// WINDOW_CLOSED, RATE_LIMITED, and UNAVAILABLE with `extensions.retryAfter` when the
+/// database cannot serve or write right now). Mutations that take an `idempotencyKey` may
+/// be retried safely with it.
 #[derive(MergedObject, Default)]
 pub struct Mutation(
     account::AccountMutation,

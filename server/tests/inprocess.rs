@@ -1160,7 +1160,8 @@ async fn the_database_keeps_comments_as_posted_and_hides_them_only_softly() {
             ),
             (
                 format!(
-                    "UPDATE comments SET author_id = author_id WHERE id = {}",
+                    "UPDATE comments SET author_id = \
+                     (SELECT MIN(id) FROM users WHERE id <> comments.author_id) WHERE id = {}",
                     posted.id
                 ),
                 "the author was reassigned",

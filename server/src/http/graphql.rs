@@ -285,22 +285,17 @@ async fn execute(
     } else {
         BatchResponse::Batch(responses)
     };
-    let (status, content_type) = if unavailable {
-        let content_type = if graphql_response {
-            "application/graphql-response+json; charset=utf-8"
-        } else {
-            "application/json"
-        };
-        (StatusCode::SERVICE_UNAVAILABLE, content_type)
-    } else if graphql_response {
-        let status = if request_error {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        };
-        (status, "application/graphql-response+json; charset=utf-8")
+    let content_type = if graphql_response {
+        "application/graphql-response+json; charset=utf-8"
     } else {
-        (StatusCode::OK, "application/json")
+        "application/json"
+    };
+    let status = if unavailable {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else if graphql_response && request_error {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
     };
     let json = Bytes::from(serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec()));
     if clean && let Some((key, operation)) = share {

@@ -7,7 +7,9 @@
 //! request is answered at once and cleanly (the GraphQL error UNAVAILABLE with
 //! `extensions.retryAfter` and the request's id, HTTP 503 with `Retry-After`, and not a word
 //! of the driver's detail), and nothing else goes wrong (no INTERNAL, no dropped
-//! connection); what the database can still do goes on (SQLite reads); the process neither
+//! connection). A request the database left half-way (some fields answered before it went
+//! away) keeps what it answered, as GraphQL does, with HTTP 200 and each failed field's
+//! clean UNAVAILABLE error; what the database can still do goes on (SQLite reads); the process neither
 //! exits nor panics and serves again by itself; no acknowledged write is lost, none that was
 //! not sent appears, every row has its audit entry and every audit entry its row, and
 //! `verdict audit verify` passes (SQLite: and `PRAGMA integrity_check` says ok).
@@ -466,9 +468,12 @@ struct Tally {
     submit_sent: BTreeSet<String>,
     /// Acknowledged writes.
     acks: usize,
-    /// Writes and reads refused with a clean UNAVAILABLE.
+    /// Writes and reads refused with a clean UNAVAILABLE (reads: also those answered in
+    /// part, [`Answer::Partial`]).
     unavailable: usize,
     unavailable_reads: usize,
+    /// Answers in part: some fields answered, the others failed with a clean UNAVAILABLE.
+    partial: usize,
     /// Reads answered.
     reads: usize,
     /// Anything else, for the failure message.
@@ -570,10 +575,15 @@ impl Load {
             );
             tasks.push(tokio::spawn(async move {
                 while !stop.load(Ordering::SeqCst) {
-                    match send(&http, &base, token.as_deref(), query, vars.clone()).await {
+                    let answer = send(&http, &base, token.as_deref(), query, vars.clone()).await;
+                    match answer {
                         Answer::Data(_) => lock(&tally).reads += 1,
-                        Answer::Unavailable => {
-                            lock(&tally).unavailable_reads += 1;
+                        Answer::Unavailable | Answer::Partial => {
+                            {
+                                let mut t = lock(&tally);
+                                t.unavailable_reads += 1;
+                                t.partial += usize::from(matches!(answer, Answer::Partial));
+                            }
                             tokio::time::sleep(BACK_OFF).await;
                         }
                         other => lock(&tally).note(other, "read"),
@@ -632,6 +642,7 @@ impl Tally {
         match answer {
             Answer::Data(_) => {}
             Answer::Unavailable => self.unavailable += 1,
+            Answer::Partial => self.partial += 1,
             Answer::Other(text) => self.unexpected.push(format!("{what}: {text}")),
         }
     }
@@ -648,6 +659,9 @@ enum Answer {
     Data(Value),
     /// A clean UNAVAILABLE (see [`clean_unavailable`]).
     Unavailable,
+    /// Data answered before the database went away, with a clean UNAVAILABLE error for
+    /// each field it could not answer (HTTP 200: the answer holds data).
+    Partial,
     /// Anything else: another error, a malformed UNAVAILABLE, no answer at all.
     Other(String),
 }
@@ -687,27 +701,43 @@ async fn send(
             _ => Answer::Other(format!("{status} without data: {body}")),
         };
     }
-    match clean_unavailable(status, retry_after.as_deref(), request_id.as_deref(), &body) {
+    let partial = !no_data(&body["data"]);
+    match clean_unavailable(
+        status,
+        retry_after.as_deref(),
+        request_id.as_deref(),
+        &body,
+        partial,
+    ) {
+        Ok(()) if partial => Answer::Partial,
         Ok(()) => Answer::Unavailable,
         Err(why) => Answer::Other(format!("{why}: {status} {body}")),
     }
 }
 
-/// A clean UNAVAILABLE: HTTP 503 with `Retry-After: 5`; every error UNAVAILABLE with
-/// `retryAfter` 5 and the request's id (the `x-request-id` header); the message exactly the
-/// contract's sentence, so no driver detail (an address, "connection refused", "disk
-/// full", a SQLite code) reaches the client; and no data.
+/// A clean UNAVAILABLE: every error UNAVAILABLE with `retryAfter` 5 and the request's id
+/// (the `x-request-id` header); the message exactly the contract's sentence, so no driver
+/// detail (an address, "connection refused", "disk full", a SQLite code) reaches the
+/// client; and either no data, with HTTP 503 and `Retry-After: 5`, or (`partial`) the data
+/// answered before the database went away, with HTTP 200.
 fn clean_unavailable(
     status: u16,
     retry_after: Option<&str>,
     request_id: Option<&str>,
     body: &Value,
+    partial: bool,
 ) -> Result<(), String> {
-    if status != 503 {
-        return Err(format!("HTTP {status}, not 503"));
-    }
-    if retry_after != Some("5") {
-        return Err(format!("Retry-After {retry_after:?}"));
+    if partial {
+        if status != 200 {
+            return Err(format!("HTTP {status} with data, not 200"));
+        }
+    } else {
+        if status != 503 {
+            return Err(format!("HTTP {status}, not 503"));
+        }
+        if retry_after != Some("5") {
+            return Err(format!("Retry-After {retry_after:?}"));
+        }
     }
     let id = request_id.ok_or("no x-request-id")?;
     let errors = body["errors"].as_array().ok_or("no errors")?;
@@ -728,15 +758,16 @@ fn clean_unavailable(
             ));
         }
     }
-    let no_data = match &body["data"] {
+    Ok(())
+}
+
+/// Whether `data` holds nothing: null, or only null fields.
+fn no_data(data: &Value) -> bool {
+    match data {
         Value::Null => true,
         Value::Object(fields) => fields.values().all(Value::is_null),
         _ => false,
-    };
-    if !no_data {
-        return Err("data beside UNAVAILABLE".into());
     }
-    Ok(())
 }
 
 // ---- The subscription -----------------------------------------------------------------
@@ -947,12 +978,14 @@ async fn assert_database_agrees(db: &TestDb, tally: &Tally, event: &str) {
         "one project.submitted entry per submitted project, none without its submission"
     );
     eprintln!(
-        "{} projects ({} submitted); {} acknowledged writes, {} refused with UNAVAILABLE, {} reads",
+        "{} projects ({} submitted); {} acknowledged writes, {} refused with UNAVAILABLE, {} reads, \
+         {} answers in part",
         projects.len(),
         submitted.len(),
         tally.acks,
         tally.unavailable,
-        tally.reads
+        tally.reads,
+        tally.partial
     );
 }
 

@@ -232,7 +232,7 @@ async fn introspection_off_leaks_no_schema_by_any_path(app: App) {
     }
     // Misspellings get no suggestion: the right name (and, for an enum, any of its values)
     // appears nowhere in the answer.
-    let typos: [(&str, &str, &[&str]); 9] = [
+    let typos: [(&str, &str, &[&str]); 10] = [
         (
             "a field",
             "{ evnt(slug: \"x\") { id } }",
@@ -267,6 +267,11 @@ async fn introspection_off_leaks_no_schema_by_any_path(app: App) {
         (
             "a directive",
             "{ events(first: 1) @skp(if: true) { totalCount } }",
+            &["\"skip\"", "@skip"],
+        ),
+        (
+            "a directive on __typename (which async-graphql does not validate)",
+            "{ __typename @skp(if: true) }",
             &["\"skip\"", "@skip"],
         ),
         (

@@ -36,10 +36,12 @@ use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextRequest, NextValidation,
 };
 use async_graphql::parser::types::{
-    DocumentOperations, ExecutableDocument, Selection, SelectionSet,
+    DocumentOperations, ExecutableDocument, Field, Selection, SelectionSet,
 };
 use async_graphql::registry::{MetaType, MetaTypeName, Registry};
-use async_graphql::{Name, Request, Response, ServerError, ServerResult, ValidationResult};
+use async_graphql::{
+    Name, Positioned, Request, Response, ServerError, ServerResult, ValidationResult,
+};
 
 use super::{BAD_USER_INPUT, INTERNAL, set_code, too_complex};
 use crate::config::Limits;
@@ -142,6 +144,7 @@ impl Extension for Checker {
         check_nesting(&doc)?;
         check_fields(&doc, self.config.max_fields)?;
         check_directives(&doc, self.config.max_directives)?;
+        check_typename(&doc, &ctx.schema_env.registry)?;
         self.introspection_only.store(
             self.config.introspection && is_introspection_only(&doc),
             Ordering::Relaxed,
@@ -434,36 +437,90 @@ fn fields<'a>(
     n
 }
 
-/// Refuses a field carrying more than `max` directives (in operations and fragments).
-fn check_directives(doc: &ExecutableDocument, max: usize) -> ServerResult<()> {
-    fn walk(set: &SelectionSet, max: usize) -> ServerResult<()> {
+/// Calls `check` on every field of `doc`, in its operations and its fragments (each
+/// fragment once, where it is defined, not where it is spread).
+fn each_field(
+    doc: &ExecutableDocument,
+    check: &mut impl FnMut(&Positioned<Field>) -> ServerResult<()>,
+) -> ServerResult<()> {
+    fn walk(
+        set: &SelectionSet,
+        check: &mut impl FnMut(&Positioned<Field>) -> ServerResult<()>,
+    ) -> ServerResult<()> {
         for item in &set.items {
             match &item.node {
                 Selection::Field(f) => {
-                    if f.node.directives.len() > max {
-                        return Err(too_complex(
-                            format!(
-                                "The number of directives on the field `{}` cannot be greater than `{max}`",
-                                f.node.name.node
-                            ),
-                            Some(f.pos),
-                        ));
-                    }
-                    walk(&f.node.selection_set.node, max)?;
+                    check(f)?;
+                    walk(&f.node.selection_set.node, check)?;
                 }
-                Selection::InlineFragment(i) => walk(&i.node.selection_set.node, max)?,
+                Selection::InlineFragment(i) => walk(&i.node.selection_set.node, check)?,
                 Selection::FragmentSpread(_) => {}
             }
         }
         Ok(())
     }
     for (_, op) in doc.operations.iter() {
-        walk(&op.node.selection_set.node, max)?;
+        walk(&op.node.selection_set.node, check)?;
     }
     for fragment in doc.fragments.values() {
-        walk(&fragment.node.selection_set.node, max)?;
+        walk(&fragment.node.selection_set.node, check)?;
     }
     Ok(())
+}
+
+/// Refuses a field carrying more than `max` directives (in operations and fragments).
+fn check_directives(doc: &ExecutableDocument, max: usize) -> ServerResult<()> {
+    each_field(doc, &mut |f| {
+        if f.node.directives.len() > max {
+            return Err(too_complex(
+                format!(
+                    "The number of directives on the field `{}` cannot be greater than `{max}`",
+                    f.node.name.node
+                ),
+                Some(f.pos),
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// Refuses arguments and unknown directives on `__typename`, which async-graphql's
+/// validation does not visit (it checks every other field's): `{ __typename @skp(if: true) }`
+/// or `{ __typename(x: 1) }` would otherwise run as if the mistake were not there.
+fn check_typename(doc: &ExecutableDocument, registry: &Registry) -> ServerResult<()> {
+    each_field(doc, &mut |f| {
+        if f.node.name.node != "__typename" {
+            return Ok(());
+        }
+        let mistake = if let Some((name, _)) = f.node.arguments.first() {
+            Some((
+                format!(
+                    "Unknown argument \"{}\" on field \"__typename\".",
+                    name.node
+                ),
+                name.pos,
+            ))
+        } else {
+            f.node
+                .directives
+                .iter()
+                .find(|d| !registry.directives.contains_key(d.node.name.node.as_str()))
+                .map(|d| {
+                    (
+                        format!("Unknown directive \"@{}\".", d.node.name.node),
+                        d.pos,
+                    )
+                })
+        };
+        match mistake {
+            Some((message, pos)) => {
+                let mut e = ServerError::new(message, Some(pos));
+                set_code(&mut e, BAD_USER_INPUT);
+                Err(e)
+            }
+            None => Ok(()),
+        }
+    })
 }
 
 /// Whether every operation of `doc` selects only introspection fields (`__schema`,
@@ -656,11 +713,19 @@ mod tests {
             "{ leaf",
             "{ nope }",
             "{ child }",
+            "{ leaf @skp(if: true) }",
+            "{ __typename @skp(if: true) }",
+            "{ child { __typename @nope } }",
+            "{ ...F } fragment F on Root { __typename @skp }",
+            "{ __typename(x: 1) }",
             "query A { leaf } query B { leaf }",
             "subscription { leaf }",
         ] {
             assert_eq!(code(&s, q).await, "BAD_USER_INPUT", "{q}");
         }
+        // What is right on `__typename` still runs.
+        assert_eq!(code(&s, "{ __typename @skip(if: false) leaf }").await, "ok");
+        assert_eq!(code(&s, "{ __typename @include(if: true) }").await, "ok");
         let req = async_graphql::Request::new("query A { leaf }").operation_name("B");
         let resp = s.execute(req).await;
         let ext = resp.errors[0]

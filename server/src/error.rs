@@ -1,6 +1,7 @@
 //! The one error type of Verdict's domain. The GraphQL layer maps it once to an error with
 //! `extensions.code` (see `graphql::error`).
 
+use sea_orm::sqlx::Error as Sqlx;
 use sea_orm::{DbErr, RuntimeErr};
 
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +63,7 @@ impl AppError {
             AppError::WindowClosed(_) => "WINDOW_CLOSED",
             AppError::RateLimited { .. } => "RATE_LIMITED",
             AppError::TooComplex(_) => "QUERY_TOO_COMPLEX",
-            AppError::Db(e) if is_unique_violation(e) => "CONFLICT",
+            AppError::Db(e) if is_unique_violation(e) || is_race_lost(e) => "CONFLICT",
             AppError::Db(e) if is_unavailable(e) => "UNAVAILABLE",
             AppError::Unavailable(_) => "UNAVAILABLE",
             AppError::Db(_) | AppError::Internal(_) => "INTERNAL",
@@ -84,6 +85,35 @@ pub fn is_unique_violation(e: &DbErr) -> bool {
     )
 }
 
+/// A transaction PostgreSQL ended because it raced another one: `40001` (a serialization
+/// failure) or `40P01` (chosen as a deadlock's victim: two writes locking the same rows in
+/// opposite orders, as an erasure and a comment edit can). It was rolled back, so nothing
+/// was written, and the same request sent again goes through: CONFLICT with a sentence
+/// that says so (`graphql::error`), never INTERNAL. SQLite has no such state (one writer
+/// at a time; a writer that waited too long is UNAVAILABLE).
+pub fn is_race_lost(e: &DbErr) -> bool {
+    let Some(Sqlx::Database(d)) = sqlx_error(e) else {
+        return false;
+    };
+    d.try_downcast_ref::<sea_orm::sqlx::postgres::PgDatabaseError>()
+        .is_some_and(|pg| postgres_race(pg.code()))
+}
+
+/// PostgreSQL SQLSTATEs of a transaction that lost a race (see [`is_race_lost`]).
+fn postgres_race(sqlstate: &str) -> bool {
+    matches!(sqlstate, "40001" | "40P01")
+}
+
+/// The driver's error inside a statement's or connection's error.
+fn sqlx_error(e: &DbErr) -> Option<&Sqlx> {
+    match e {
+        DbErr::Conn(RuntimeErr::SqlxError(e))
+        | DbErr::Exec(RuntimeErr::SqlxError(e))
+        | DbErr::Query(RuntimeErr::SqlxError(e)) => Some(e.as_ref()),
+        _ => None,
+    }
+}
+
 /// A database error that says the database cannot serve anyone right now, not that the
 /// request was wrong: it cannot be reached, or it cannot write. Read from the driver's typed
 /// error, never from its message:
@@ -100,13 +130,11 @@ pub fn is_unique_violation(e: &DbErr) -> bool {
 ///
 /// Everything else (a constraint, a corrupt file, a bug) stays INTERNAL or CONFLICT.
 pub fn is_unavailable(e: &DbErr) -> bool {
-    use sea_orm::sqlx::Error as Sqlx;
-    let sqlx = match e {
-        DbErr::ConnectionAcquire(_) => return true,
-        DbErr::Conn(RuntimeErr::SqlxError(e))
-        | DbErr::Exec(RuntimeErr::SqlxError(e))
-        | DbErr::Query(RuntimeErr::SqlxError(e)) => e.as_ref(),
-        _ => return false,
+    if matches!(e, DbErr::ConnectionAcquire(_)) {
+        return true;
+    }
+    let Some(sqlx) = sqlx_error(e) else {
+        return false;
     };
     match sqlx {
         Sqlx::Io(_)
@@ -168,9 +196,15 @@ mod tests {
         ] {
             assert!(postgres_unavailable(s), "{s}");
         }
-        for s in ["23505", "23503", "40001", "42P01", "XX000", "57014"] {
+        for s in [
+            "23505", "23503", "40001", "40P01", "42P01", "XX000", "57014",
+        ] {
             assert!(!postgres_unavailable(s), "{s}");
         }
+        for s in ["40001", "40P01"] {
+            assert!(postgres_race(s) && !postgres_unavailable(s), "{s}");
+        }
+        assert!(!postgres_race("23505") && !postgres_race("40002"));
     }
 
     #[test]
@@ -194,6 +228,54 @@ mod tests {
         for c in [1, 19, 11, 26, 20, 19 | (8 << 8)] {
             assert!(!sqlite_unavailable(c & 0xff), "{c}");
         }
+    }
+
+    /// A real deadlock on PostgreSQL (`VERDICT_TEST_PG_URL`, or the default local server;
+    /// skipped, said on stderr, when none answers, except under `CI=true`): the victim's
+    /// error, as the driver raises it, is CONFLICT with the sentence that says to send it
+    /// again, never INTERNAL.
+    #[tokio::test]
+    async fn a_deadlock_victim_is_a_conflict_not_internal() {
+        use sea_orm::{ConnectionTrait, TransactionTrait};
+        let url = std::env::var("VERDICT_TEST_PG_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let db = match sea_orm::Database::connect(&url).await {
+            Ok(db) => db,
+            Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\n*** PostgreSQL unreachable ({e}): the deadlock test passes WITHOUT RUNNING\n"
+                );
+                return;
+            }
+            Err(e) => panic!("PostgreSQL unreachable at {url} (CI=true): {e}"),
+        };
+        let table = format!(
+            "deadlock_{}_{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_micros()
+        );
+        db.execute_unprepared(&format!(
+            "CREATE TABLE {table} (id INT PRIMARY KEY); INSERT INTO {table} VALUES (1), (2)"
+        ))
+        .await
+        .expect("create");
+        let lock = |id: i32| format!("UPDATE {table} SET id = id WHERE id = {id}");
+        let (a, b) = (db.begin().await.expect("a"), db.begin().await.expect("b"));
+        a.execute_unprepared(&lock(1)).await.expect("a locks 1");
+        b.execute_unprepared(&lock(2)).await.expect("b locks 2");
+        // Each now waits for the other's row: PostgreSQL ends one of them (deadlock_timeout).
+        let (to_2, to_1) = (lock(2), lock(1));
+        let (ra, rb) = tokio::join!(a.execute_unprepared(&to_2), b.execute_unprepared(&to_1));
+        let errors: Vec<DbErr> = [ra.err(), rb.err()].into_iter().flatten().collect();
+        let _ = (a.rollback().await, b.rollback().await);
+        let _ = db.execute_unprepared(&format!("DROP TABLE {table}")).await;
+        assert_eq!(errors.len(), 1, "one victim: {errors:?}");
+        let err = AppError::Db(errors.into_iter().next().expect("the victim"));
+        assert_eq!(err.code(), "CONFLICT", "{err}");
+        let e = crate::graphql::error::to_graphql(err, "req-1");
+        assert!(e.message.contains("send this one again"), "{}", e.message);
     }
 
     #[test]

@@ -27,6 +27,12 @@ pub fn to_graphql(err: AppError, request_id: &str) -> Error {
             tracing::warn!(request_id, error = %err, "database unavailable");
             unavailable_message(request_id)
         }
+        AppError::Db(e) if crate::error::is_race_lost(e) => {
+            tracing::info!(request_id, error = %err, "transaction lost a race");
+            "another request changed the same records at the same moment; nothing was \
+             written: send this one again"
+                .to_owned()
+        }
         AppError::Db(_) => {
             tracing::info!(request_id, error = %err, "constraint conflict");
             "this conflicts with an existing record".to_owned()

@@ -1568,6 +1568,27 @@ async fn voting_steps(steps: &mut Steps<'_>, admin: Option<&str>, t: &str) {
             json!({ "t": token }),
         )
         .await;
+
+    // The email voter asks to be forgotten.
+    let erase = "mutation($e: String!, $c: String!) { eraseAddress(email: $e, confirm: $c) }";
+    steps
+        .step(
+            Refused,
+            "eraseAddress (not confirmed)",
+            admin,
+            erase,
+            json!({ "e": address, "c": "someone-else@example.org" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "eraseAddress",
+            admin,
+            erase,
+            json!({ "e": address, "c": address }),
+        )
+        .await;
 }
 
 /// Participation records: issuing one appends `record.issued`; verifying one writes

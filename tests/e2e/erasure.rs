@@ -1,7 +1,8 @@
-//! Erasure (issue 13): a site administrator erases an account. The person's email, name
-//! and what they wrote are gone from every table and from every answer, their
-//! credentials stop working at once, and yet the audit chain still verifies, the results
-//! stay as published, and a result bundle exported before the erasure still verifies.
+//! Erasure (issue 13): a site administrator erases an account, or an address no account has
+//! (an email voter's). The person's email, name and what they wrote are gone from every
+//! table and from every answer, their credentials stop working at once, and yet the audit
+//! chain still verifies, the results and ballots stay, and a result bundle exported before
+//! the erasure still verifies.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,11 +15,14 @@ e2e! {
     // The results query walks ranking -> project -> team -> members, past the default cost.
     erasing_an_account_removes_the_person_and_keeps_the_chain ["--max-complexity", "20000"],
     erasure_is_refused_without_the_typed_email_or_by_a_non_admin,
+    erasing_an_address_forgets_an_email_voter_and_keeps_their_ballot,
     deleting_an_event_hides_it_and_frees_its_slug,
     an_event_with_final_results_cannot_be_deleted,
 }
 
 const ERASE: &str = "mutation($e: String!, $c: String!) { eraseAccount(email: $e, confirm: $c) { id displayName } }";
+const ERASE_ADDRESS: &str =
+    "mutation($e: String!, $c: String!) { eraseAddress(email: $e, confirm: $c) }";
 const RANKING: &str = "query($e: String!) { event(slug: $e) { results { version final ranking {
     rank project { externalId team { members { id displayName } } } } } } }";
 const REVIEWS: &str = "query($p: ID!) { project(id: $p) { reviews { comment judge { externalId } scores { value } } } }";
@@ -79,6 +83,14 @@ async fn erasing_an_account_removes_the_person_and_keeps_the_chain(app: App) {
     assert!(reset.success(), "{reset:?}");
     let password = reset.stdout.trim().to_string();
     let session = app.log_in(&email, &password).await;
+    // A reset link they asked for themselves: a reset row, its mail and the reset limit's
+    // bucket, all naming the address.
+    app.ok(
+        None,
+        crate::harness::op("RequestPasswordReset"),
+        json!({ "email": email }),
+    )
+    .await;
     let name = format!("Builder Person {tag}");
     app.ok(
         Some(&session),
@@ -334,6 +346,106 @@ async fn erasure_is_refused_without_the_typed_email_or_by_a_non_admin(app: App) 
         out.stdout.contains(&format!("broken at seq {head}")),
         "verify names the unclaimed redaction: {out:?}"
     );
+}
+
+/// A person who voted by email (allow-listed under one spelling of their mailbox,
+/// registered under another) and was invited as a judge asks to be forgotten: every record
+/// of the address goes, their ballot stays and counts, the chain verifies. Refusals
+/// (another spelling typed as confirmation, a non-admin, an account's address, an address
+/// nothing names) write nothing.
+async fn erasing_an_address_forgets_an_email_voter_and_keeps_their_ballot(app: App) {
+    use crate::voting::{CONFIRM, REGISTER, Setup, ballot, cast, configure, setup};
+    let Setup { s, submitted_b, .. } = setup(&app).await;
+    let (org, event) = (&s.organizer_a, &s.event_a);
+    let admin = app.site_admin().await;
+    let u = unique();
+    let listed = format!("ada.lovelace.{u}@gmail.com");
+    let given = format!("ada.lovelace.{u}+vote@gmail.com");
+    let mailbox = format!("adalovelace{u}@gmail.com");
+    let r = configure(
+        &app,
+        org,
+        event,
+        "EMAIL_ALLOWLIST",
+        9,
+        chrono::Duration::hours(1),
+        Some(vec![listed.as_str()]),
+    )
+    .await;
+    assert_eq!(r["data"]["configureVoting"]["allowlistSize"], 1, "{r}");
+    let r = app
+        .gql_opt(None, REGISTER, json!({ "e": event, "email": given }))
+        .await;
+    assert_eq!(r["data"]["registerVoter"], true, "{r}");
+    let token = crate::invitations::operator_link(&app, &given, "/vote?link=").await;
+    let r = app.gql_opt(None, CONFIRM, json!({ "t": token })).await;
+    let key = str_at(&r["data"], "/confirmVoter/key");
+    let votes =
+        json!([{ "project": s.submitted, "votes": 1 }, { "project": submitted_b, "votes": 2 }]);
+    let r = cast(&app, None, event, votes, Some(&key)).await;
+    assert_eq!(r["data"]["castVotes"]["spent"], 5, "{r}");
+    app.ok(
+        Some(org),
+        crate::harness::op("InviteToEvent"),
+        json!({ "event": event, "emails": [given], "role": "JUDGE" }),
+    )
+    .await;
+    let probe = app.probe().await;
+    assert!(!probe.tables_holding(&given).await.is_empty());
+
+    // Refused, and nothing written.
+    let before = probe.snapshot().await;
+    let r = app
+        .gql_as(&admin, ERASE_ADDRESS, json!({ "e": given, "c": listed }))
+        .await;
+    assert_bad_input(&r, &["confirm"]);
+    let r = app
+        .gql_as(org, ERASE_ADDRESS, json!({ "e": given, "c": given }))
+        .await;
+    assert_code(&r, "FORBIDDEN");
+    let account = &s.emails.participant_a;
+    let r = app
+        .gql_as(&admin, ERASE_ADDRESS, json!({ "e": account, "c": account }))
+        .await;
+    assert_code(&r, "CONFLICT");
+    let nobody = format!("nobody-{u}@example.org");
+    let r = app
+        .gql_as(&admin, ERASE_ADDRESS, json!({ "e": nobody, "c": nobody }))
+        .await;
+    assert_code(&r, "NOT_FOUND");
+    probe
+        .nothing_written_since(&before, &[], "a refused address erasure")
+        .await;
+
+    // Erased: the voter row, the allow-list entry, the invitation, the mail to it.
+    let d = app
+        .ok(
+            Some(&admin),
+            ERASE_ADDRESS,
+            json!({ "e": given, "c": given.to_uppercase() }),
+        )
+        .await;
+    let records = d["eraseAddress"].as_i64().expect("a count");
+    assert!(records >= 4, "{d}");
+    for needle in [&given, &listed, &mailbox] {
+        let left = probe.tables_holding(needle).await;
+        assert!(left.is_empty(), "{needle} is still in {left:?}");
+    }
+    // Their ballot stays and counts; it no longer says whose it is.
+    let mine = ballot(&app, None, event, Some(&key)).await;
+    assert_eq!(mine["spent"], 5, "{mine}");
+    assert!(
+        mine["address"]
+            .as_str()
+            .is_some_and(|a| a.ends_with("@erased.invalid")),
+        "{mine}"
+    );
+    assert_chain_intact(&app, "after an address erasure").await;
+    // Nothing names it any more.
+    let r = app
+        .gql_as(&admin, ERASE_ADDRESS, json!({ "e": given, "c": given }))
+        .await;
+    assert_code(&r, "NOT_FOUND");
 }
 
 const DELETE: &str = "mutation($e: String!, $c: String!) { deleteEvent(event: $e, confirm: $c) }";

@@ -30,19 +30,20 @@ const TALLY: &str = "query($e: String!) { event(slug: $e) { voteTally { rank vot
      project { id } } } }";
 const PUBLISH: &str = "mutation($e: String!) { publishVoteTally(event: $e) { rank votes voters \
      credits project { id } } }";
-const REGISTER: &str =
+pub(crate) const REGISTER: &str =
     "mutation($e: String!, $email: String!) { registerVoter(event: $e, email: $email) }";
-const CONFIRM: &str = "mutation($t: String!) { confirmVoter(token: $t) { key event { slug } } }";
+pub(crate) const CONFIRM: &str =
+    "mutation($t: String!) { confirmVoter(token: $t) { key event { slug } } }";
 
 /// The standard scenario plus a second team (its own participant) with a submitted
 /// project, so that a ballot has two projects of two teams.
-struct Setup {
-    s: Scenario,
-    participant_b: String,
-    submitted_b: String,
+pub(crate) struct Setup {
+    pub s: Scenario,
+    pub participant_b: String,
+    pub submitted_b: String,
 }
 
-async fn setup(app: &App) -> Setup {
+pub(crate) async fn setup(app: &App) -> Setup {
     let s = app.scenario().await;
     let email_b = format!("participant-b-{}@example.org", unique());
     let participant_b = app.sign_up(&email_b).await;
@@ -60,7 +61,7 @@ async fn setup(app: &App) -> Setup {
 }
 
 /// Configures `event`'s vote open from an hour ago to `closes_in` from now.
-async fn configure(
+pub(crate) async fn configure(
     app: &App,
     organizer: &str,
     event: &str,
@@ -80,11 +81,16 @@ async fn configure(
     .await
 }
 
-async fn ballot(app: &App, token: Option<&str>, event: &str, key: Option<&str>) -> Value {
+pub(crate) async fn ballot(
+    app: &App,
+    token: Option<&str>,
+    event: &str,
+    key: Option<&str>,
+) -> Value {
     app.ok(token, BALLOT, json!({ "e": event, "k": key })).await["event"]["myBallot"].clone()
 }
 
-async fn cast(
+pub(crate) async fn cast(
     app: &App,
     token: Option<&str>,
     event: &str,

@@ -13,12 +13,14 @@
 //!   log in to it), not a site admin, not confirmed;
 //! - every credential: sessions and personal API tokens are deleted (their open websockets
 //!   close), and so are pending email confirmations, password resets, idempotency keys,
-//!   log-in throttle buckets that name the address and mail to any of their addresses;
+//!   every throttle bucket that names one of their addresses or its mailbox (log-in,
+//!   reset, invitation and voting-link limits) and mail to any of their addresses;
 //! - what they wrote: the body of each of their comments becomes `[erased]` (and an
 //!   organizer's reason for hiding one of them too), each of their review comments
 //!   (current and every revision) becomes `[erased]`; scores stay;
-//! - where others wrote their address: invitations to it and account-voter rows get the
-//!   placeholder address, allowlist entries for it are deleted;
+//! - where others wrote their address: invitations to it and voter rows (the account's,
+//!   and email voters of the address or its mailbox) get a placeholder address, allow-list
+//!   entries for its mailbox are deleted;
 //! - the audit chain: each row that holds their personal data is redacted in place (see
 //!   [`crate::audit`]'s module doc): `display_name` of their profile updates, `label` of
 //!   their API tokens, `body_sha256` of their comments, an organizer's `reason` for hiding
@@ -31,6 +33,17 @@
 //! and their signatures are untouched; wherever a result shows a person (a team's members),
 //! the name now reads `Erased account`. A result bundle exported before the erasure still
 //! verifies: it carries its own copy of the rows.
+//!
+//! ## `eraseAddress`: a person without an account
+//!
+//! Someone who voted by email, was invited or was allow-listed, and never had an account,
+//! may ask to be erased too: [`erase_address`] does what the two items above do for
+//! addresses (voter rows and invitations keep their place under a placeholder, so ballots
+//! still count; allow-list entries, mail and throttle buckets go) and redacts the address
+//! from the audit log, with the same kind of `account.erased` entry (on an object of kind
+//! `address` with an id of its own).
+//!
+//! ## Refusals
 //!
 //! Refused with nothing written: a caller who is not a site administrator (FORBIDDEN), a
 //! confirmation that is not the email typed again (BAD_USER_INPUT on `confirm`), an address
@@ -76,18 +89,7 @@ pub async fn erase_account<C: ConnectionTrait>(
     email: &str,
     confirm: &str,
 ) -> AppResult<Erased> {
-    if !actor.user.is_site_admin {
-        return Err(AppError::forbidden(
-            "only site administrators erase accounts",
-        ));
-    }
-    let email = validate::email("email", email)?;
-    if confirm.trim().to_lowercase() != email {
-        return Err(AppError::bad_input(
-            "confirm",
-            "type the account's email again to confirm the erasure",
-        ));
-    }
+    let email = confirmed(actor, email, confirm)?;
     // Every write appends, so holding the head keeps the rows read below as they are
     // until the erasure commits.
     audit::lock_head(txn).await?;
@@ -157,7 +159,7 @@ pub async fn erase_account<C: ConnectionTrait>(
         .await?;
 
     // The audit rows that hold their personal data.
-    let redacted = redact_audit(txn, &u, &comment_ids, &addresses).await?;
+    let redacted = redact_audit(txn, Some(&u), &comment_ids, &addresses).await?;
 
     // Credentials and what names their address.
     let sessions = session::Entity::delete_many()
@@ -182,64 +184,9 @@ pub async fn erase_account<C: ConnectionTrait>(
         .filter(idempotency_key::Column::ActorUserId.eq(u.id))
         .exec(txn)
         .await?;
-    let mut buckets = Condition::any();
-    for a in &addresses {
-        buckets = buckets
-            .add(login_throttle::Column::Bucket.eq(format!("acct:{a}")))
-            .add(login_throttle::Column::Bucket.like(prefix(&format!("pair:{a}|"))))
-            .add(login_throttle::Column::Bucket.like(prefix(&format!("seen:{a}|"))));
-    }
-    login_throttle::Entity::delete_many()
-        .filter(buckets)
-        .exec(txn)
-        .await?;
-    let addresses_list: Vec<String> = addresses.iter().cloned().collect();
-    outbox_message::Entity::delete_many()
-        .filter(outbox_message::Column::ToEmail.is_in(addresses_list.clone()))
-        .exec(txn)
-        .await?;
-    let placeholder = placeholder_email(&u.public_id);
-    for inv in invitation::Entity::find()
-        .filter(
-            Condition::any()
-                .add(invitation::Column::Email.is_in(addresses_list.clone()))
-                .add(invitation::Column::RedeemedBy.eq(u.id)),
-        )
-        .all(txn)
-        .await?
-    {
-        invitation::Entity::update_many()
-            .col_expr(
-                invitation::Column::Email,
-                Expr::value(placeholder_email(&inv.public_id)),
-            )
-            .filter(invitation::Column::Id.eq(inv.id))
-            .exec(txn)
-            .await?;
-    }
-    for v in voter::Entity::find()
-        .filter(
-            Condition::any()
-                .add(voter::Column::UserId.eq(u.id))
-                .add(voter::Column::Email.is_in(addresses_list.clone()))
-                .add(voter::Column::Address.is_in(addresses_list.clone())),
-        )
-        .all(txn)
-        .await?
-    {
-        let p = placeholder_email(&v.public_id);
-        voter::Entity::update_many()
-            .col_expr(voter::Column::Email, Expr::value(p.clone()))
-            .col_expr(voter::Column::Address, Expr::value(p))
-            .filter(voter::Column::Id.eq(v.id))
-            .exec(txn)
-            .await?;
-    }
-    vote_allowlist::Entity::delete_many()
-        .filter(vote_allowlist::Column::Email.is_in(addresses_list))
-        .exec(txn)
-        .await?;
+    let traces = erase_traces(txn, &addresses, Some(u.id)).await?;
 
+    let placeholder = placeholder_email(&u.public_id);
     // The account itself, as the placeholder.
     user::Entity::update_many()
         .col_expr(user::Column::Email, Expr::value(placeholder))
@@ -271,6 +218,8 @@ pub async fn erase_account<C: ConnectionTrait>(
                 "review_comments": reviews_erased,
                 "sessions": sessions,
                 "api_tokens": api_tokens,
+                "voters": traces.voters,
+                "invitations": traces.invitations,
             })),
     )
     .await?;
@@ -284,9 +233,175 @@ pub async fn erase_account<C: ConnectionTrait>(
     })
 }
 
-/// A LIKE pattern matching every text that starts with `s` (its wildcards escaped).
-fn prefix(s: &str) -> LikeExpr {
-    LikeExpr::new(format!("{}%", like_escape(s))).escape('\\')
+/// `eraseAddress`: erases an address that no account has (a person who voted by email, was
+/// invited or allow-listed, and asks to be forgotten): everything [`erase_traces`] finds
+/// and every audit payload holding the address. One `account.erased` entry on an object
+/// of kind `address` with an id of its own (never the address), holding counts and the
+/// redacted rows. Returns how many records named the address. Refused with nothing
+/// written: as [`erase_account`], CONFLICT when an account has the address (erase the
+/// account: its erasure covers the same), NOT_FOUND when nothing names it.
+pub async fn erase_address<C: ConnectionTrait>(
+    txn: &C,
+    actor: &Actor,
+    email: &str,
+    confirm: &str,
+) -> AppResult<u64> {
+    let email = confirmed(actor, email, confirm)?;
+    audit::lock_head(txn).await?;
+    if super::user_by_email(txn, &email).await?.is_some() {
+        return Err(AppError::conflict(
+            "an account has this address: erase the account (eraseAccount), which erases \
+             the address too",
+        ));
+    }
+    let addresses = BTreeSet::from([email]);
+    let traces = erase_traces(txn, &addresses, None).await?;
+    let redacted = redact_audit(txn, None, &[], &addresses).await?;
+    let records = traces.total() + redacted.len() as u64;
+    if records == 0 {
+        // Every statement above changed nothing: there is nothing to roll back.
+        return Err(AppError::NotFound("record naming this address"));
+    }
+    audit::append(
+        txn,
+        Entry::new(
+            redact::ERASED_ACTION,
+            "address",
+            &crate::crypto::public_id("era"),
+        )
+        .by(actor.public_id())
+        .with(json!({
+            "redacted_seqs": redacted.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+            "redacted_rows": redacted
+                .iter()
+                .map(|(seq, payload)| redact::claim(*seq, payload))
+                .collect::<Vec<_>>(),
+            "voters": traces.voters,
+            "invitations": traces.invitations,
+            "allowlist_entries": traces.allowlist,
+            "mail": traces.mail,
+        })),
+    )
+    .await?;
+    Ok(records)
+}
+
+/// The address to erase, once the caller may erase and typed it twice: FORBIDDEN for
+/// anyone but a site administrator, BAD_USER_INPUT on `email` when it is not an address
+/// and on `confirm` when it is not the same one.
+fn confirmed(actor: &Actor, email: &str, confirm: &str) -> AppResult<String> {
+    if !actor.user.is_site_admin {
+        return Err(AppError::forbidden("only site administrators erase people"));
+    }
+    let email = validate::email("email", email)?;
+    if confirm.trim().to_lowercase() != email {
+        return Err(AppError::bad_input(
+            "confirm",
+            "type the email again to confirm the erasure",
+        ));
+    }
+    Ok(email)
+}
+
+/// What [`erase_traces`] changed or removed.
+struct Traces {
+    buckets: u64,
+    mail: u64,
+    invitations: u64,
+    voters: u64,
+    allowlist: u64,
+}
+
+impl Traces {
+    fn total(&self) -> u64 {
+        self.buckets + self.mail + self.invitations + self.voters + self.allowlist
+    }
+}
+
+/// Everything outside an account that names one of `addresses` (and, given the account,
+/// what names it): log-in throttle buckets and queued mail are deleted; invitations to
+/// the address (or redeemed by the account) and voter rows for it (by the address as
+/// given, its normalized mailbox, or the account) get a placeholder address of their own;
+/// allow-list entries of its mailbox are deleted. Allow-lists and email voters hold the
+/// normalized mailbox (`voting::normalize_email`), so `Ada.Lovelace+x@gmail.com` is
+/// found under `adalovelace@gmail.com` too.
+async fn erase_traces<C: ConnectionTrait>(
+    txn: &C,
+    addresses: &BTreeSet<String>,
+    user_id: Option<i64>,
+) -> AppResult<Traces> {
+    let addresses_list: Vec<String> = addresses.iter().cloned().collect();
+    let mailboxes: Vec<String> = addresses
+        .iter()
+        .map(|a| super::voting::normalize_email(a))
+        .collect();
+    // Throttle buckets are `kind:key` or `kind:key|client` (`acct:`, `pair:`, `seen:`,
+    // `reset:`, `invite-to:`, `vote-link:` name an address or mailbox): every kind, so that
+    // a bucket added later is erased too.
+    let mut buckets = Condition::any();
+    for a in addresses_list.iter().chain(&mailboxes) {
+        let key = like_escape(&format!(":{a}"));
+        buckets = buckets
+            .add(login_throttle::Column::Bucket.like(LikeExpr::new(format!("%{key}")).escape('\\')))
+            .add(
+                login_throttle::Column::Bucket
+                    .like(LikeExpr::new(format!("%{key}|%")).escape('\\')),
+            );
+    }
+    let buckets = login_throttle::Entity::delete_many()
+        .filter(buckets)
+        .exec(txn)
+        .await?
+        .rows_affected;
+    let mail = outbox_message::Entity::delete_many()
+        .filter(outbox_message::Column::ToEmail.is_in(addresses_list.clone()))
+        .exec(txn)
+        .await?
+        .rows_affected;
+    let mut invited = Condition::any().add(invitation::Column::Email.is_in(addresses_list.clone()));
+    if let Some(id) = user_id {
+        invited = invited.add(invitation::Column::RedeemedBy.eq(id));
+    }
+    let invitations = invitation::Entity::find().filter(invited).all(txn).await?;
+    for inv in &invitations {
+        invitation::Entity::update_many()
+            .col_expr(
+                invitation::Column::Email,
+                Expr::value(placeholder_email(&inv.public_id)),
+            )
+            .filter(invitation::Column::Id.eq(inv.id))
+            .exec(txn)
+            .await?;
+    }
+    let mut voting = Condition::any()
+        .add(voter::Column::Email.is_in(addresses_list.clone()))
+        .add(voter::Column::Email.is_in(mailboxes.clone()))
+        .add(voter::Column::Address.is_in(addresses_list));
+    if let Some(id) = user_id {
+        voting = voting.add(voter::Column::UserId.eq(id));
+    }
+    let voters = voter::Entity::find().filter(voting).all(txn).await?;
+    for v in &voters {
+        let p = placeholder_email(&v.public_id);
+        voter::Entity::update_many()
+            .col_expr(voter::Column::Email, Expr::value(p.clone()))
+            .col_expr(voter::Column::Address, Expr::value(p))
+            .filter(voter::Column::Id.eq(v.id))
+            .exec(txn)
+            .await?;
+    }
+    let allowlist = vote_allowlist::Entity::delete_many()
+        .filter(vote_allowlist::Column::Email.is_in(mailboxes))
+        .exec(txn)
+        .await?
+        .rows_affected;
+    Ok(Traces {
+        buckets,
+        mail,
+        invitations: invitations.len() as u64,
+        voters: voters.len() as u64,
+        allowlist,
+    })
 }
 
 fn like_escape(s: &str) -> String {
@@ -299,15 +414,18 @@ fn like_escape(s: &str) -> String {
 /// their seqs, ascending.
 async fn redact_audit<C: ConnectionTrait>(
     txn: &C,
-    u: &user::Model,
+    u: Option<&user::Model>,
     comment_ids: &[String],
     addresses: &BTreeSet<String>,
 ) -> AppResult<Vec<(i64, String)>> {
-    let me = u.public_id.as_str();
-    let mut candidates = Condition::any()
-        .add(audit_event::Column::Actor.eq(me))
-        .add(audit_event::Column::ObjectId.eq(me))
-        .add(audit_event::Column::Action.eq("team.member_removed"));
+    let me = u.map(|u| u.public_id.as_str());
+    let mut candidates = Condition::any();
+    if let Some(me) = me {
+        candidates = candidates
+            .add(audit_event::Column::Actor.eq(me))
+            .add(audit_event::Column::ObjectId.eq(me))
+            .add(audit_event::Column::Action.eq("team.member_removed"));
+    }
     if !comment_ids.is_empty() {
         candidates = candidates.add(audit_event::Column::ObjectId.is_in(comment_ids.to_vec()));
     }
@@ -327,11 +445,12 @@ async fn redact_audit<C: ConnectionTrait>(
         let Ok(payload) = serde_json::from_str::<Value>(&row.payload) else {
             continue;
         };
-        let own = row.actor == me || row.object_id == me;
+        let own = me.is_some_and(|me| row.actor == me || row.object_id == me);
         let about_their_comment =
             row.action == "comment.hidden" && comment_ids.contains(&row.object_id);
-        let took_them_off =
-            row.action == "team.member_removed" && payload.get("user") == Some(&json!(me));
+        let took_them_off = me.is_some_and(|me| {
+            row.action == "team.member_removed" && payload.get("user") == Some(&json!(me))
+        });
         let personal = |name: &str, v: &Value| {
             let address = v
                 .as_str()

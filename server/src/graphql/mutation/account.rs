@@ -39,6 +39,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Mutation.changeEmail", Rule::SignedIn),
     ("Mutation.updateProfile", Rule::SignedIn),
     ("Mutation.eraseAccount", Rule::SiteAdmin),
+    ("Mutation.eraseAddress", Rule::SiteAdmin),
 ];
 
 #[derive(Default)]
@@ -299,5 +300,29 @@ impl AccountMutation {
             credential: None,
         });
         Ok(User(erased.user))
+    }
+
+    /// Erases an email address that no account has, on its owner's request (site
+    /// administrators): someone who voted by email, was invited or put on a voting
+    /// allow-list. Their voter rows and invitations keep their place (ballots and counts
+    /// stay) under a placeholder address, allow-list entries for their mailbox and mail
+    /// queued to them are deleted, and the address is redacted from the audit log without
+    /// breaking its hash chain. Audited as `account.erased`. Returns how many records named
+    /// the address. BAD_USER_INPUT on `confirm` unless it is the email typed again,
+    /// CONFLICT when an account has the address (`eraseAccount` erases it with the
+    /// account), NOT_FOUND when nothing names it.
+    async fn erase_address(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The email address to erase.")] email: String,
+        #[graphql(desc = "The same address typed again, to confirm.")] confirm: String,
+    ) -> async_graphql::Result<u64> {
+        let actor = ctx.actor()?;
+        let txn = begin(ctx).await?;
+        let records = erasure::erase_address(&txn, &actor, &email, &confirm)
+            .await
+            .gql(ctx)?;
+        commit(ctx, txn).await?;
+        Ok(records)
     }
 }

@@ -554,7 +554,7 @@ fn check_migrations(applied: &[String], file: &Path) -> AppResult<usize> {
 /// The chain's head, or the refusal naming the first bad seq.
 fn intact(v: Verification, file: &Path) -> AppResult<(i64, String)> {
     match v {
-        Verification::Intact { seq, hash } => Ok((seq, hash)),
+        Verification::Intact { seq, hash, .. } => Ok((seq, hash)),
         Verification::Broken { seq, reason } => Err(AppError::bad_input(
             "FILE",
             format!(

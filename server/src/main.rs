@@ -401,8 +401,18 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
         Command::Audit(AuditCmd::Verify) => {
             let db = open(&cli.store).await?;
             match audit::verify(&db.conn).await? {
-                audit::Verification::Intact { seq, hash } => {
-                    println!("audit chain intact: head seq {seq} hash {hash}")
+                audit::Verification::Intact {
+                    seq,
+                    hash,
+                    redacted,
+                } => {
+                    let erased = match redacted {
+                        0 => String::new(),
+                        n => format!(
+                            "; {n} payloads redacted by erasures, each as its erasure entry recorded"
+                        ),
+                    };
+                    println!("audit chain intact: head seq {seq} hash {hash}{erased}")
                 }
                 audit::Verification::Broken { seq, reason } => {
                     println!("audit chain broken at seq {seq}: {reason}");
@@ -531,7 +541,7 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             // No migration first: a backup before an upgrade must be of the old schema.
             let b = verdict::backup::backup(&cli.store.database_url, &file).await?;
             match b.chain {
-                audit::Verification::Intact { seq, hash } => println!(
+                audit::Verification::Intact { seq, hash, .. } => println!(
                     "backup written to {}: {} bytes, audit chain intact at head seq {seq} hash {hash}",
                     b.file.display(),
                     b.bytes

@@ -49,13 +49,14 @@ async fn export(app: &App, slug: &str, dir: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// `verdict audit verify` passes.
-async fn assert_chain_intact(app: &App, when: &str) {
+/// `verdict audit verify` passes; what it printed.
+async fn assert_chain_intact(app: &App, when: &str) -> String {
     let out = app.cli(&["audit", "verify"]).await;
     assert!(
         out.success() && out.stdout.contains("intact"),
         "audit verify {when}: {out:?}"
     );
+    out.stdout
 }
 
 async fn erasing_an_account_removes_the_person_and_keeps_the_chain(app: App) {
@@ -140,7 +141,8 @@ async fn erasing_an_account_removes_the_person_and_keeps_the_chain(app: App) {
             .any(|f| String::from_utf8_lossy(f).contains(&body_hash)),
         "the bundle holds the comment's audit entry in full"
     );
-    assert_chain_intact(&app, "before the erasure").await;
+    let said = assert_chain_intact(&app, "before the erasure").await;
+    assert!(!said.contains("redacted"), "{said}");
     let mut ws = app
         .ws(json!({ "authorization": format!("Bearer {session}") }))
         .await;
@@ -229,7 +231,12 @@ async fn erasing_an_account_removes_the_person_and_keeps_the_chain(app: App) {
 
     // The chain verifies; the bundle exported before still verifies, and one exported now
     // verifies too while holding none of it.
-    assert_chain_intact(&app, "after the erasure").await;
+    // ... and says how many payloads erasures redacted.
+    let said = assert_chain_intact(&app, "after the erasure").await;
+    assert!(
+        said.contains("payloads redacted by erasures, each as its erasure entry recorded"),
+        "{said}"
+    );
     assert!(
         verdict::bundle::verify_files(&before, None).ok(),
         "a bundle exported before the erasure still verifies: {:?}",

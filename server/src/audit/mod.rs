@@ -237,8 +237,13 @@ pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64>
 /// The outcome of recomputing the chain.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verification {
-    /// Every row fits; the head is at `seq` with `hash`.
-    Intact { seq: i64, hash: String },
+    /// Every row fits; the head is at `seq` with `hash`; `redacted` payloads were redacted
+    /// by erasures, each as its erasure entry recorded.
+    Intact {
+        seq: i64,
+        hash: String,
+        redacted: u64,
+    },
     /// The first row that does not fit, and why.
     Broken { seq: i64, reason: String },
 }
@@ -355,6 +360,7 @@ impl ChainWalk {
         Verification::Intact {
             seq: last,
             hash: self.prev,
+            redacted: self.redacted,
         }
     }
 }

@@ -46,6 +46,7 @@ pub const GRAPHQL_REQUESTS: &str = "verdict_graphql_requests_total";
 pub const GRAPHQL_DURATION: &str = "verdict_graphql_request_duration_seconds";
 pub const WEBSOCKETS: &str = "verdict_websocket_connections_active";
 pub const SUBSCRIPTIONS: &str = "verdict_graphql_subscriptions_active";
+pub const WEBSOCKET_CLOSES: &str = "verdict_websocket_closes_total";
 pub const POOL_CONNECTIONS: &str = "verdict_db_pool_connections";
 pub const POOL_MAX: &str = "verdict_db_pool_max_connections";
 pub const OUTBOX_PENDING: &str = "verdict_outbox_pending";
@@ -142,6 +143,12 @@ fn describe() {
     );
     describe_gauge!(WEBSOCKETS, "open /graphql/ws connections");
     describe_gauge!(SUBSCRIPTIONS, "GraphQL subscriptions running");
+    describe_counter!(
+        WEBSOCKET_CLOSES,
+        "websockets the server closed, by close code: 1001 shutting down, 1009 a message too \
+         big, 1013 too slow to read or the database away, 4403 access revoked, 44xx the \
+         GraphQL protocol's own"
+    );
     describe_gauge!(
         POOL_CONNECTIONS,
         "database pool connections by state, at scrape time"
@@ -221,6 +228,11 @@ pub fn http_request(route: &str, status: StatusCode, elapsed: Duration) {
     };
     ::metrics::histogram!(HTTP_DURATION, "route" => route.to_owned(), "status" => class)
         .record(elapsed.as_secs_f64());
+}
+
+/// The server closed a websocket with `code` (a handful of codes: a bounded label).
+pub fn websocket_closed(code: u16) {
+    ::metrics::counter!(WEBSOCKET_CLOSES, "code" => code.to_string()).increment(1);
 }
 
 /// One calibration run was computed.

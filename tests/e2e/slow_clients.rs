@@ -61,6 +61,25 @@ async fn gauge(app: &App, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {name} in:\n{}", r.text))
 }
 
+/// How many websockets the server closed with `code` (`verdict_websocket_closes_total`; 0
+/// before the first).
+async fn closes(app: &App, code: u16) -> f64 {
+    let r = app.get("/metrics").await;
+    let scrape = Scrape::parse(r.text.lines().map(|l| Ok(l.to_owned())))
+        .unwrap_or_else(|e| panic!("not Prometheus text ({e}):\n{}", r.text));
+    scrape
+        .samples
+        .iter()
+        .find(|s| {
+            s.metric == "verdict_websocket_closes_total"
+                && s.labels.get("code") == Some(code.to_string().as_str())
+        })
+        .map_or(0.0, |s| match s.value {
+            Sample::Counter(v) | Sample::Untyped(v) => v,
+            ref other => panic!("the closes are not a counter: {other:?}"),
+        })
+}
+
 /// Waits until gauge `name` reads `want`; how long that took. Panics after `within`.
 async fn gauge_reaches(app: &App, name: &str, want: f64, within: Duration) -> Duration {
     let started = Instant::now();
@@ -125,6 +144,7 @@ async fn a_client_that_stops_reading_is_dropped_and_nobody_else_waits(app: App) 
     let s = app.scenario().await;
     lengthen(&app, &s.participant_a, &s.submitted).await;
     let sockets = gauge(&app, SOCKETS).await;
+    let slow_closes = closes(&app, 1013).await;
     let rss_before = app.rss_bytes();
 
     let mut stalled = stalled(&app, json!({}), &s.event_a).await;
@@ -184,6 +204,11 @@ async fn a_client_that_stops_reading_is_dropped_and_nobody_else_waits(app: App) 
         l.contains("closing a websocket") && l.contains("1013")
     })
     .await;
+    assert_eq!(
+        closes(&app, 1013).await,
+        slow_closes + 1.0,
+        "the operator sees the close, by its code"
+    );
     rss_peak = rss_peak.max(app.rss_bytes());
     if let (Some(before), Some(peak)) = (rss_before, rss_peak) {
         let grown = peak.saturating_sub(before);
@@ -244,6 +269,7 @@ async fn a_stalled_subscriber_is_closed_at_once_when_its_session_ends(app: App) 
         l.contains("closing a websocket") && l.contains("4403")
     })
     .await;
+    assert_eq!(closes(&app, 4403).await, 1.0, "the close, by its code");
     let (read, close) = stalled.until_closed(Duration::from_secs(60)).await;
     assert_ended(&read, close, 4403, 2);
 }

@@ -280,6 +280,9 @@ async fn serve(
             }
         }
     };
+    if let Some(Message::Close(Some(frame))) = &last {
+        crate::metrics::websocket_closed(frame.code);
+    }
     // The close frame goes out behind whatever the client has not taken yet, and all of it
     // gets CLOSE_GRACE: a client that reads nothing is cut off without it.
     let _ = tokio::time::timeout(CLOSE_GRACE, async {

@@ -208,19 +208,17 @@ pub async fn erase_account<C: ConnectionTrait>(
         txn,
         Entry::new(redact::ERASED_ACTION, "user", &u.public_id)
             .by(actor.public_id())
-            .with(json!({
-                "redacted_seqs": redacted.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
-                "redacted_rows": redacted
-                    .iter()
-                    .map(|(seq, payload)| redact::claim(*seq, payload))
-                    .collect::<Vec<_>>(),
-                "comments": comments.len(),
-                "review_comments": reviews_erased,
-                "sessions": sessions,
-                "api_tokens": api_tokens,
-                "voters": traces.voters,
-                "invitations": traces.invitations,
-            })),
+            .with(erasure_entry(
+                &redacted,
+                json!({
+                    "comments": comments.len(),
+                    "review_comments": reviews_erased,
+                    "sessions": sessions,
+                    "api_tokens": api_tokens,
+                    "voters": traces.voters,
+                    "invitations": traces.invitations,
+                }),
+            )),
     )
     .await?;
     let user = user::Entity::find_by_id(u.id)
@@ -270,20 +268,35 @@ pub async fn erase_address<C: ConnectionTrait>(
             &crate::crypto::public_id("era"),
         )
         .by(actor.public_id())
-        .with(json!({
-            "redacted_seqs": redacted.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
-            "redacted_rows": redacted
-                .iter()
-                .map(|(seq, payload)| redact::claim(*seq, payload))
-                .collect::<Vec<_>>(),
-            "voters": traces.voters,
-            "invitations": traces.invitations,
-            "allowlist_entries": traces.allowlist,
-            "mail": traces.mail,
-        })),
+        .with(erasure_entry(
+            &redacted,
+            json!({
+                "voters": traces.voters,
+                "invitations": traces.invitations,
+                "allowlist_entries": traces.allowlist,
+                "mail": traces.mail,
+            }),
+        )),
     )
     .await?;
     Ok(records)
+}
+
+/// The payload of an `account.erased` entry: the rows it redacted (their seqs, and each
+/// redacted payload's hash, which binds it to the chain: [`redact::claim`]) and `counts`
+/// (no personal data).
+fn erasure_entry(redacted: &[(i64, String)], counts: Value) -> Value {
+    let mut payload = json!({
+        "redacted_seqs": redacted.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+        "redacted_rows": redacted
+            .iter()
+            .map(|(seq, payload)| redact::claim(*seq, payload))
+            .collect::<Vec<_>>(),
+    });
+    if let (Some(p), Value::Object(counts)) = (payload.as_object_mut(), counts) {
+        p.extend(counts);
+    }
+    payload
 }
 
 /// The address to erase, once the caller may erase and typed it twice: FORBIDDEN for

@@ -45,10 +45,11 @@
 //!
 //! ## Refusals
 //!
-//! Refused with nothing written: a caller who is not a site administrator (FORBIDDEN), a
-//! confirmation that is not the email typed again (BAD_USER_INPUT on `confirm`), an address
-//! with no account (NOT_FOUND), the caller's own account (CONFLICT: another administrator
-//! erases it).
+//! Refused with nothing written, both: a caller who is not a site administrator
+//! (FORBIDDEN), a confirmation that is not the email typed again (BAD_USER_INPUT on
+//! `confirm`). `eraseAccount`: an address with no account (NOT_FOUND), the caller's own
+//! account (CONFLICT: another administrator erases it). `eraseAddress`: an account's
+//! address (CONFLICT: erase the account), an address nothing names (NOT_FOUND).
 
 use std::collections::BTreeSet;
 

@@ -52,7 +52,12 @@ fn value(samples: &[Sample], metric: &str, labels: &[(&str, &str)]) -> Option<f6
     })
 }
 
-fn find<'a>(samples: &'a [Sample], metric: &str, labels: &[(&str, &str)]) -> Option<&'a Sample> {
+/// The sample of `metric` whose labels include `labels`.
+pub(crate) fn find<'a>(
+    samples: &'a [Sample],
+    metric: &str,
+    labels: &[(&str, &str)],
+) -> Option<&'a Sample> {
     samples.iter().find(|s| {
         s.metric == metric
             && labels

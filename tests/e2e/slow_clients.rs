@@ -15,6 +15,7 @@ use prometheus_parse::{Scrape, Value as Sample};
 use serde_json::{Value, json};
 
 use crate::harness::{App, Ws, data, op, unique};
+use crate::metrics::find;
 
 e2e! {
     a_client_that_stops_reading_is_dropped_and_nobody_else_waits ["--ws-send-timeout", "3"],
@@ -44,40 +45,40 @@ fn big_selection() -> String {
 /// The bytes of one message of [`big_selection`].
 const MESSAGE: usize = ALIASES * DESCRIPTION;
 
-/// A gauge of `/metrics`, asked from this machine.
-async fn gauge(app: &App, name: &str) -> f64 {
+/// `/metrics`, asked from this machine, parsed.
+async fn samples(app: &App) -> Vec<prometheus_parse::Sample> {
     let r = app.get("/metrics").await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let scrape = Scrape::parse(r.text.lines().map(|l| Ok(l.to_owned())))
-        .unwrap_or_else(|e| panic!("not Prometheus text ({e}):\n{}", r.text));
-    scrape
+    Scrape::parse(r.text.lines().map(|l| Ok(l.to_owned())))
+        .unwrap_or_else(|e| panic!("not Prometheus text ({e}):\n{}", r.text))
         .samples
-        .iter()
-        .find(|s| s.metric == name)
+}
+
+/// A gauge of `/metrics`.
+async fn gauge(app: &App, name: &str) -> f64 {
+    let samples = samples(app).await;
+    find(&samples, name, &[])
         .map(|s| match s.value {
             Sample::Gauge(v) | Sample::Untyped(v) => v,
             ref other => panic!("{name} is not a gauge: {other:?}"),
         })
-        .unwrap_or_else(|| panic!("no {name} in:\n{}", r.text))
+        .unwrap_or_else(|| panic!("no {name} in:\n{samples:?}"))
 }
 
 /// How many websockets the server closed with `code` (`verdict_websocket_closes_total`; 0
 /// before the first).
 async fn closes(app: &App, code: u16) -> f64 {
-    let r = app.get("/metrics").await;
-    let scrape = Scrape::parse(r.text.lines().map(|l| Ok(l.to_owned())))
-        .unwrap_or_else(|e| panic!("not Prometheus text ({e}):\n{}", r.text));
-    scrape
-        .samples
-        .iter()
-        .find(|s| {
-            s.metric == "verdict_websocket_closes_total"
-                && s.labels.get("code") == Some(code.to_string().as_str())
-        })
-        .map_or(0.0, |s| match s.value {
-            Sample::Counter(v) | Sample::Untyped(v) => v,
-            ref other => panic!("the closes are not a counter: {other:?}"),
-        })
+    let samples = samples(app).await;
+    let code = code.to_string();
+    find(
+        &samples,
+        "verdict_websocket_closes_total",
+        &[("code", &code)],
+    )
+    .map_or(0.0, |s| match s.value {
+        Sample::Counter(v) | Sample::Untyped(v) => v,
+        ref other => panic!("the closes are not a counter: {other:?}"),
+    })
 }
 
 /// Waits until gauge `name` reads `want`; how long that took. Panics after `within`.

@@ -929,13 +929,13 @@ export function ResultsPage({ slug }: { slug: string }) {
               </th>
               <th scope="col">Project</th>
               <th scope="col">90% interval</th>
-              <th scope="col" class="num">
+              <th scope="col" class="num minor">
                 Raw rank
               </th>
               <th scope="col" class="num">
                 Quality
               </th>
-              <th scope="col" class="num">
+              <th scope="col" class="num minor">
                 Raw mean
               </th>
               <th scope="col" class="num">
@@ -950,11 +950,15 @@ export function ResultsPage({ slug }: { slug: string }) {
                 <th scope="row">
                   {x.project ? <Link href={projectPath(e.slug, x.project.id)}>{titleOf(x)}</Link> : titleOf(x)}
                   {x.excluded && <span class="muted"> · not ranked: {excludedReason(x.excluded)}</span>}
+                  {/* On a phone the minor columns fold into this second line. */}
+                  <span class="minor-line muted">
+                    Raw rank {x.rawRank ?? '—'} · raw mean {x.rawMean?.toFixed(3) ?? '—'}
+                  </span>
                 </th>
                 <td>{interval(x)}</td>
-                <td class="num">{x.rawRank ?? '—'}</td>
+                <td class="num minor">{x.rawRank ?? '—'}</td>
                 <td class="num">{x.quality?.toFixed(3) ?? '—'}</td>
-                <td class="num">{x.rawMean?.toFixed(3) ?? '—'}</td>
+                <td class="num minor">{x.rawMean?.toFixed(3) ?? '—'}</td>
                 <td class="num">{x.reviews}</td>
               </tr>
             ))}

@@ -7,19 +7,80 @@ import type { TadaDocumentNode } from 'gql.tada';
 import { createClient, type Client } from 'graphql-ws';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
-/** A refusal as the server said it: `code` is the contract's `extensions.code`. */
+/** A refusal as the server said it: `code` is the contract's `extensions.code`, `field`
+ *  the input a BAD_USER_INPUT names (`extensions.field`). Show it with [`humanError`]. */
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly code: string,
     readonly retryAfter?: number,
+    readonly field?: string,
   ) {
     super(message);
   }
 }
 
+/** `maxTeamSize` as a person would say it: "Max team size". */
+export function fieldName(field: string): string {
+  const words = field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ').toLowerCase();
+  return upper(words);
+}
+
+function upper(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function sentence(s: string): string {
+  const t = upper(s.trim());
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * The one place a refusal becomes a sentence a person understands: never a raw code.
+ * `label` is what the form calls the field a BAD_USER_INPUT names ("Title"), so
+ * "title: must be at most 200 characters" reads "Title must be at most 200 characters."
+ */
+export function humanError(e: ApiError, label?: string): string {
+  const retry = e.retryAfter ? ` Try again in ${e.retryAfter} second${e.retryAfter === 1 ? '' : 's'}.` : ' Try again in a moment.';
+  const requestId = e.message.match(/request id ([^)\s]+)/)?.[1];
+  switch (e.code) {
+    case 'BAD_USER_INPUT': {
+      let rest = e.message;
+      if (e.field && rest.startsWith(`${e.field}: `)) rest = rest.slice(e.field.length + 2);
+      // "must be at most 200 characters" needs its subject; a whole clause does not.
+      const needsSubject = /^(must|is|are|has|have|should|cannot|can't|may|does|do)\b/.test(rest);
+      return sentence(needsSubject && e.field ? `${label ?? fieldName(e.field)} ${rest}` : rest);
+    }
+    case 'UNAUTHENTICATED':
+      if (/wrong email or password/i.test(e.message)) return 'That email and password do not match an account. Check both and try again.';
+      if (/sign in first/i.test(e.message)) return 'Please log in first: your session may have ended.';
+      return sentence(e.message);
+    case 'NOT_FOUND': {
+      const thing = e.message.match(/^(.+) not found$/)?.[1];
+      return thing ? `There is no such ${thing}: it may have been removed, or the link is wrong.` : sentence(e.message);
+    }
+    case 'FORBIDDEN':
+    case 'WINDOW_CLOSED':
+    case 'CONFLICT':
+      return sentence(e.message);
+    case 'RATE_LIMITED':
+      return `Too many attempts.${retry}`;
+    case 'UNAVAILABLE':
+      return `Verdict's database is not answering right now; nothing was saved.${retry}`;
+    case 'QUERY_TOO_COMPLEX':
+      return 'That page asked the server for too much at once. Reload it, or ask the organizers.';
+    case 'INTERNAL':
+      return requestId
+        ? `Something went wrong on Verdict's side. If it happens again, tell the organizers request id ${requestId}.`
+        : 'Something went wrong on Verdict\'s side. Try again; if it happens again, tell the organizers.';
+    default:
+      // NETWORK and the client's own refusals are written as sentences already.
+      return sentence(e.message);
+  }
+}
+
 type Doc<R, V> = TadaDocumentNode<R, V>;
-type GqlError = { message: string; extensions?: { code?: string; retryAfter?: number } };
+type GqlError = { message: string; extensions?: { code?: string; retryAfter?: number; field?: string } };
 
 const texts = new WeakMap<object, string>();
 function text(doc: object): string {
@@ -33,7 +94,7 @@ function text(doc: object): string {
 
 function firstError(errors: GqlError[]): ApiError {
   const e = errors[0];
-  return new ApiError(e.message, e.extensions?.code ?? 'INTERNAL', e.extensions?.retryAfter);
+  return new ApiError(e.message, e.extensions?.code ?? 'INTERNAL', e.extensions?.retryAfter, e.extensions?.field);
 }
 
 /** One operation over HTTP; resolves with `data`, rejects with an [`ApiError`]. */

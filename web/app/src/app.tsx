@@ -1,7 +1,8 @@
 // The frame around every page (header, account menu, the event's tabs) and the route
 // table: a new page gets a line in ROUTES and a component in pages/.
-import type { ComponentType } from 'preact';
-import { useSocketStatus } from './api';
+import type { ComponentChildren, ComponentType } from 'preact';
+import { useQuery, useSocketStatus } from './api';
+import { graphql } from './graphql';
 import { AccountPage, ForgotPage, JoinPage, LinkPage, LoginPage, LogOutButton, SignupPage } from './pages/account';
 import { EventTabs } from './pages/event-tabs';
 import { JudgeQueuePage, ScorePage } from './pages/judge';
@@ -11,7 +12,7 @@ import { EventPage, EventsPage, GalleryPage, ProjectPage, ResultsPage, VerifyPag
 import { Link, match, useLocation } from './router';
 import { VotePage } from './pages/vote';
 import { SessionProvider, useSession } from './session';
-import { Page } from './ui';
+import { EventNameContext, Page } from './ui';
 
 // Each page takes its path's parameters as props (`/e/:slug` gives `{ slug }`).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -100,16 +101,32 @@ function Header() {
   );
 }
 
+const EventName = graphql(`
+  query EventName($slug: String!) { event(slug: $slug) { id name } }
+`);
+
+/** The frame of every `/e/:slug` page: the event's tabs, and its name for every title. */
+function EventFrame({ slug, children }: { slug: string; children: ComponentChildren }) {
+  const q = useQuery(EventName, { slug });
+  return (
+    <EventNameContext.Provider value={q.data?.event?.name ?? null}>
+      <EventTabs slug={slug} />
+      {children}
+    </EventNameContext.Provider>
+  );
+}
+
 function Routed() {
   const { path } = useLocation();
   for (const [pattern, Component] of ROUTES) {
     const params = match(pattern, path);
     if (params) {
-      return (
-        <>
-          {params.slug && <EventTabs slug={params.slug} />}
+      return params.slug ? (
+        <EventFrame slug={params.slug}>
           <Component {...params} />
-        </>
+        </EventFrame>
+      ) : (
+        <Component {...params} />
       );
     }
   }

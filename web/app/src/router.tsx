@@ -4,15 +4,51 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 const listeners = new Set<() => void>();
+/** Forms with unsaved changes ([`useUnsavedGuard`]): leaving asks first. */
+const guards = new Set<object>();
+const LEAVE = 'You have unsaved changes. Leave this page anyway? (A draft stays in this browser.)';
+let here = location.pathname + location.search;
+
+function mayLeave(): boolean {
+  return guards.size === 0 || window.confirm(LEAVE);
+}
 
 export function navigate(to: string, opts: { replace?: boolean } = {}) {
+  if (!mayLeave()) return;
   if (opts.replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
+  here = location.pathname + location.search;
   listeners.forEach((l) => l());
   window.scrollTo(0, 0);
 }
 
-window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+window.addEventListener('popstate', () => {
+  // Back and forward cannot be cancelled: a "stay" puts the page's address back.
+  if (!mayLeave()) {
+    history.pushState(null, '', here);
+    return;
+  }
+  here = location.pathname + location.search;
+  listeners.forEach((l) => l());
+});
+
+/** While `dirty`, leaving the page (a link, back, reload, closing the tab) asks first. */
+export function useUnsavedGuard(dirty: boolean) {
+  useEffect(() => {
+    if (!dirty) return;
+    const token = {};
+    guards.add(token);
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', beforeUnload);
+    return () => {
+      guards.delete(token);
+      window.removeEventListener('beforeunload', beforeUnload);
+    };
+  }, [dirty]);
+}
 
 export type Location = { path: string; query: URLSearchParams };
 

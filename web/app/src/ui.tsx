@@ -1,14 +1,20 @@
-// The client's shared pieces: page frame, form fields, errors as the server said them,
-// times in the viewer's zone with the event's beside them, countdowns, downloads.
-// Pages put their own helpers in their own files; what two pages share moves here.
-import type { ComponentChildren, JSX } from 'preact';
-import { useEffect, useId, useState } from 'preact/hooks';
-import type { ApiError } from './api';
+// The client's shared pieces: page frame, form fields, refusals as sentences beside the
+// field they name, times in the viewer's zone with the event's beside them, countdowns,
+// downloads. Pages put their own helpers in their own files; what two pages share moves here.
+import { createContext, type ComponentChildren, type JSX } from 'preact';
+import { useContext, useEffect, useId, useState } from 'preact/hooks';
+import { humanError, type ApiError } from './api';
+import { useSession } from './session';
+
+/** The name of the event the current page belongs to (set by the frame for `/e/:slug`
+ *  pages), so every title names it: "Settings · Spring Hack · Verdict". */
+export const EventNameContext = createContext<string | null>(null);
 
 export function useTitle(title: string) {
+  const event = useContext(EventNameContext);
   useEffect(() => {
-    document.title = title ? `${title} · Verdict` : 'Verdict';
-  }, [title]);
+    document.title = [title, event && event !== title ? event : null, 'Verdict'].filter(Boolean).join(' · ');
+  }, [title, event]);
 }
 
 /** A page: its title is the document's title and its one <h1>. */
@@ -33,13 +39,52 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
   );
 }
 
-/** A refusal exactly as the server said it, with its code (e.g. WINDOW_CLOSED). */
+/** A refusal as a sentence a person understands ([`humanError`]); the contract's code
+ *  stays in `data-code` for scripts, out of sight. When the refusal names a field of the
+ *  form around it ([`FormErrors`]), that field shows it too, beside itself. */
 export function ErrorNote({ error }: { error: ApiError | undefined | null }) {
+  const labels = useContext(FormErrorContext).labels;
   if (!error) return null;
   return (
-    <p class="error" role="alert">
-      <span class="code">{error.code}</span> {error.message}
+    <p class="error" role="alert" data-code={error.code}>
+      {humanError(error, error.field ? labels.get(error.field) : undefined)}
     </p>
+  );
+}
+
+type FormErrorState = { error: ApiError | undefined | null; labels: Map<string, string> };
+const FormErrorContext = createContext<FormErrorState>({ error: null, labels: new Map() });
+
+/** Hands a form's refusal to its fields: the [`Field`], [`TextArea`] or [`Select`] whose
+ *  `name` is the field a BAD_USER_INPUT names shows the sentence beside itself, marked
+ *  invalid (error summary plus inline message, as GOV.UK forms do). */
+export function FormErrors({ error, children }: { error: ApiError | undefined | null; children?: ComponentChildren }) {
+  // Fields register their labels while rendering, so the summary says "Title", not "title".
+  const [labels] = useState(() => new Map<string, string>());
+  return <FormErrorContext.Provider value={{ error, labels }}>{children}</FormErrorContext.Provider>;
+}
+
+/** The sentence for the field `name` (labelled `label`), when the form's refusal names it. */
+function useFieldError(name: string | undefined, label: string): string | null {
+  const { error, labels } = useContext(FormErrorContext);
+  if (!name) return null;
+  labels.set(name, label);
+  return error && error.field === name ? humanError(error, label) : null;
+}
+
+/** What ties an input to its hint and its error (`aria-describedby`, `aria-invalid`),
+ *  kept with what the caller set itself. */
+function described(id: string, hint: unknown, error: string | null, rest: Record<string, unknown>) {
+  const ids = [rest['aria-describedby'], hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return { 'aria-describedby': ids || undefined, 'aria-invalid': error ? true : (rest['aria-invalid'] as boolean | undefined) };
+}
+
+function FieldError({ id, error }: { id: string; error: string | null }) {
+  if (!error) return null;
+  return (
+    <small id={`${id}-error`} class="field-error">
+      {error}
+    </small>
   );
 }
 
@@ -63,15 +108,17 @@ type InputProps = Omit<JSX.IntrinsicElements['input'], 'onInput' | 'value' | 'la
 /** A labelled input; the hint is tied to it with aria-describedby. */
 export function Field({ label, hint, value, onValue, ...rest }: InputProps) {
   const id = useId();
+  const error = useFieldError(rest.name as string | undefined, label);
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...rest} />
+      <input id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} {...rest} {...described(id, hint, error, rest)} />
       {hint && (
         <small id={`${id}-hint`} class="muted">
           {hint}
         </small>
       )}
+      <FieldError id={id} error={error} />
     </div>
   );
 }
@@ -85,15 +132,17 @@ type AreaProps = Omit<JSX.IntrinsicElements['textarea'], 'onInput' | 'value' | '
 
 export function TextArea({ label, hint, value, onValue, ...rest }: AreaProps) {
   const id = useId();
+  const error = useFieldError(rest.name as string | undefined, label);
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <textarea id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...rest} />
+      <textarea id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} {...rest} {...described(id, hint, error, rest)} />
       {hint && (
         <small id={`${id}-hint`} class="muted">
           {hint}
         </small>
       )}
+      <FieldError id={id} error={error} />
     </div>
   );
 }
@@ -107,44 +156,52 @@ type SelectProps = Omit<JSX.IntrinsicElements['select'], 'onInput' | 'value' | '
 
 export function Select({ label, value, onValue, options, ...rest }: SelectProps) {
   const id = useId();
+  const error = useFieldError(rest.name as string | undefined, label);
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value)} {...rest}>
+      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value)} {...rest} {...described(id, null, error, rest)}>
         {options.map((o) => (
           <option value={o.value}>{o.label}</option>
         ))}
       </select>
+      <FieldError id={id} error={error} />
     </div>
   );
 }
 
 const viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-function fmt(d: Date, zone: string) {
+function fmt(d: Date, zone: string, named = true) {
   // dateStyle/timeStyle cannot be combined with timeZoneName: spell the parts out.
-  return new Intl.DateTimeFormat(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: zone,
-    timeZoneName: 'short',
-  }).format(d);
+  try {
+    return new Intl.DateTimeFormat(undefined, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone: zone,
+      timeZoneName: named ? 'short' : undefined,
+    }).format(d);
+  } catch {
+    return fmt(d, 'UTC', named); // a zone this browser does not know
+  }
 }
 
-/** A moment in the viewer's time zone, with the event's zone beside it when it differs
- *  (events keep their times in UTC unless they name a zone). */
-export function When({ at, zone = 'UTC' }: { at: string | null | undefined; zone?: string }) {
+/** A moment once, in the viewer's time zone. With `zone` (an event's deadline or window:
+ *  events keep UTC unless they name a zone), the event's time beside it only when the
+ *  event's clock reads differently (the same wall-clock time under another name, "GMT" and
+ *  "UTC", is shown once). Without `zone` (when something happened) only the viewer's. */
+export function When({ at, zone }: { at: string | null | undefined; zone?: string | null }) {
   if (!at) return <span class="muted">not set</span>;
   const d = new Date(at);
-  const local = fmt(d, viewerZone);
-  const theirs = fmt(d, zone);
+  const theirZone = zone === undefined ? viewerZone : zone || 'UTC';
+  const differs = fmt(d, viewerZone, false) !== fmt(d, theirZone, false);
   return (
     <time dateTime={at} title={at}>
-      {local}
-      {theirs !== local && <span class="muted"> ({theirs})</span>}
+      {fmt(d, viewerZone)}
+      {differs && <span class="muted"> ({fmt(d, theirZone)})</span>}
     </time>
   );
 }
@@ -244,5 +301,80 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
         {said}
       </span>
     </span>
+  );
+}
+
+function readDraft(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function writeDraft(key: string, text: string | null) {
+  try {
+    if (text === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, text);
+  } catch {
+    // Storage full or refused (private mode): the guard on leaving still warns.
+  }
+}
+
+export type Draft = { restored: boolean; discard: () => void; clear: () => void };
+
+/**
+ * Keeps a form's unsaved text in this browser (localStorage, keyed by the signed-in user
+ * and `what`, e.g. `project.prj_1`) so a reload or a crash loses nothing: restored once on
+ * mount when it differs from what the server has (`restored` says so), dropped as soon as
+ * the form equals what is saved again (after a save), or by `discard`/`clear`.
+ */
+export function useDraft<T>(what: string, current: T, saved: T, restore: (draft: T) => void): Draft {
+  const { viewer } = useSession();
+  const key = viewer ? `verdict.draft.${viewer.user.id}.${what}` : null;
+  const [restored, setRestored] = useState(false);
+  const text = JSON.stringify(current);
+  const savedText = JSON.stringify(saved);
+  useEffect(() => {
+    if (!key) return;
+    const raw = readDraft(key);
+    if (raw === null || raw === savedText) return;
+    try {
+      restore(JSON.parse(raw) as T);
+      setRestored(true);
+    } catch {
+      writeDraft(key, null);
+    }
+    // Restored once per form: later changes of `saved` are the server's, not a reload.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  useEffect(() => {
+    if (!key) return;
+    writeDraft(key, text === savedText ? null : text);
+  }, [key, text, savedText]);
+  return {
+    restored: restored && text !== savedText,
+    discard: () => {
+      if (key) writeDraft(key, null);
+      restore(saved);
+      setRestored(false);
+    },
+    clear: () => {
+      if (key) writeDraft(key, null);
+      setRestored(false);
+    },
+  };
+}
+
+/** Says a form came back from a draft in this browser, with a way to drop it. */
+export function DraftNote({ draft }: { draft: Draft }) {
+  if (!draft.restored) return null;
+  return (
+    <p class="notice draft-note" role="status">
+      We restored your unsaved changes from this browser.{' '}
+      <button type="button" class="link" onClick={draft.discard}>
+        Discard them
+      </button>
+    </p>
   );
 }

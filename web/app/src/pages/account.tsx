@@ -6,7 +6,7 @@ import { request, useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, navigate } from '../router';
 import { useSession, ViewerQuery, type Viewer } from '../session';
-import { Badge, CopyButton, download, ErrorNote, Field, Loading, Notice, Page, Select, Table, When } from '../ui';
+import { Badge, CopyButton, download, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, When } from '../ui';
 import './account.css';
 
 const LogIn = graphql(`
@@ -172,10 +172,12 @@ export function SignupPage() {
           }
         }}
       >
-        <Field label="Your name" hint="The name other people see." autoComplete="name" required value={name} onValue={setName} />
-        <Field label="Email" type="email" autoComplete="email" required value={email} onValue={setEmail} />
-        <Field label="Password" hint="10 to 256 characters." type="password" autoComplete="new-password" required value={password} onValue={setPassword} />
-        <ErrorNote error={m.error} />
+        <FormErrors error={m.error}>
+          <Field label="Your name" name="displayName" hint="The name other people see." autoComplete="name" required value={name} onValue={setName} />
+          <Field label="Email" name="email" type="email" autoComplete="email" required value={email} onValue={setEmail} />
+          <Field label="Password" name="password" hint="10 to 256 characters." type="password" autoComplete="new-password" required value={password} onValue={setPassword} />
+          <ErrorNote error={m.error} />
+        </FormErrors>
         <button type="submit" disabled={m.loading}>
           Create account
         </button>

@@ -3,12 +3,12 @@
 // own per-judge order); the scoring form writes through `saveReview`, and the server
 // decides whether a save is allowed (window, recusal, withdrawal, complete scores).
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
-import { Link, useLocation } from '../router';
+import { Link, useLocation, useUnsavedGuard } from '../router';
 import { useSession } from '../session';
-import { Badge, Countdown, ErrorNote, Loading, Notice, Page, TextArea, When, isOpen, safeUrl } from '../ui';
+import { Badge, Countdown, DraftNote, ErrorNote, FormErrors, Loading, Notice, Page, TextArea, When, isOpen, safeUrl, useDraft } from '../ui';
 import './judge.css';
 
 const JudgeQueue = graphql(`
@@ -344,11 +344,13 @@ function CriterionInput({
   value,
   onValue,
   invalid,
+  disabled,
 }: {
   c: Criterion;
   value: number | undefined;
   onValue: (v: number) => void;
   invalid: boolean;
+  disabled: boolean;
 }) {
   const span = c.max - c.min;
   const values = span <= 20 ? Array.from({ length: span + 1 }, (_, i) => c.min + i) : null;
@@ -357,6 +359,7 @@ function CriterionInput({
   const description = c.description.trim();
   return (
     <fieldset
+      disabled={disabled}
       class={`judge-criterion${invalid ? ' invalid' : ''}`}
       aria-invalid={invalid || undefined}
       aria-describedby={description ? descId : undefined}
@@ -444,6 +447,36 @@ function ScoreForm({ slug, ev, a, refetch }: { slug: string; ev: QueueEvent; a: 
   const save = useMutation(SaveReview);
   const open = isOpen(ev.judgingOpen, ev.judgingClose);
   const submitted = !!a.review?.submitted;
+  // What the server refuses anyway, disabled before anyone types: outside the judging
+  // window, or recused.
+  const locked = !open || a.status === 'recused';
+
+  // The unsaved scores and comment survive a reload (by criterion, in the rubric's order).
+  type Kept = { scores: (number | null)[]; comment: string };
+  const kept = (v: Record<string, number>, text: string): Kept => ({ scores: rubric.map((c) => v[c.key] ?? null), comment: text });
+  const savedValues = Object.fromEntries((a.review?.scores ?? []).map((s) => [s.criterion, s.value]));
+  const draft = useDraft<Kept>(`review.${a.id}`, kept(values, comment), kept(savedValues, a.review?.comment ?? ''), (d) => {
+    setValues(Object.fromEntries(rubric.flatMap((c, i) => (d.scores[i] == null ? [] : [[c.key, d.scores[i] as number]]))));
+    setComment(d.comment);
+    setDirty(true);
+  });
+  const changed = JSON.stringify(kept(values, comment)) !== JSON.stringify(kept(savedValues, a.review?.comment ?? ''));
+  useUnsavedGuard(changed && !locked);
+
+  // Keyboard focus scrolls clear of the sticky Save/Submit bar: the page's scroll padding
+  // follows the bar's height (styles: html:has(.judge-bar)).
+  const bar = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = bar.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const root = document.documentElement;
+    const ro = new ResizeObserver(() => root.style.setProperty('--judge-bar-height', `${el.offsetHeight}px`));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      root.style.removeProperty('--judge-bar-height');
+    };
+  }, []);
 
   const change = () => {
     setDirty(true);
@@ -486,6 +519,7 @@ function ScoreForm({ slug, ev, a, refetch }: { slug: string; ev: QueueEvent; a: 
       >
         <h2 id="judge-form-title">Your scores</h2>
         {!open && <WindowLine ev={ev} />}
+        <DraftNote draft={draft} />
         {a.status === 'recused' && <p class="error">You are recused from this project: it cannot be reviewed.</p>}
         {rubric.length === 0 && <p class="muted">The organizers have not set up a rubric yet.</p>}
         {rubric.map((c) => (
@@ -493,14 +527,18 @@ function ScoreForm({ slug, ev, a, refetch }: { slug: string; ev: QueueEvent; a: 
             c={c}
             value={values[c.key]}
             invalid={tried && !!save.error && save.error.code === 'BAD_USER_INPUT' && values[c.key] === undefined}
+            disabled={locked}
             onValue={(v) => {
               setValues((old) => ({ ...old, [c.key]: v }));
               change();
             }}
           />
         ))}
+        <FormErrors error={save.error}>
         <TextArea
           label="Comment (optional)"
+          name="comment"
+          readOnly={locked}
           hint={`${comment.length} of ${COMMENT_MAX} characters. The organizers read it; teams may read it anonymously once results are published.`}
           maxLength={COMMENT_MAX}
           value={comment}
@@ -509,8 +547,9 @@ function ScoreForm({ slug, ev, a, refetch }: { slug: string; ev: QueueEvent; a: 
             change();
           }}
         />
+        </FormErrors>
 
-        <div class="judge-bar">
+        <div class="judge-bar" ref={bar}>
           <ErrorNote error={save.error} />
           {outcome === 'submitted' || outcome === 'updated' ? (
             <div class="judge-done">
@@ -540,15 +579,15 @@ function ScoreForm({ slug, ev, a, refetch }: { slug: string; ev: QueueEvent; a: 
               </p>
               <div class="actions">
                 {submitted ? (
-                  <button type="submit" disabled={save.loading}>
+                  <button type="submit" disabled={save.loading || locked}>
                     Save changes
                   </button>
                 ) : (
                   <>
-                    <button type="button" class="secondary" disabled={save.loading} onClick={() => void run(false)}>
+                    <button type="button" class="secondary" disabled={save.loading || locked} onClick={() => void run(false)}>
                       Save draft
                     </button>
-                    <button type="submit" disabled={save.loading}>
+                    <button type="submit" disabled={save.loading || locked}>
                       Submit review
                     </button>
                   </>

@@ -3,9 +3,9 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useMutation, useQuery, type ApiError } from '../api';
 import { graphql, type ResultOf } from '../graphql';
-import { Link } from '../router';
+import { Link, useUnsavedGuard } from '../router';
 import { useSession } from '../session';
-import { Badge, Countdown, ErrorNote, Field, Loading, Notice, Page, Select, TextArea, When, CopyButton } from '../ui';
+import { Badge, Countdown, DraftNote, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, TextArea, When, CopyButton, isOpen, useDraft } from '../ui';
 import { useFlash } from './account';
 import './participant.css';
 
@@ -523,21 +523,49 @@ function inputOf(f: Form) {
   };
 }
 
-function ProjectFields({ f, set, tracks }: { f: Form; set: (f: Form) => void; tracks: { id: string; name: string }[] }) {
+/** The project's fields, each `name`d as the server names it (so a refusal shows beside
+ *  it); `closed`: read-only, as the server would refuse any change. */
+function ProjectFields({ f, set, tracks, closed = false }: { f: Form; set: (f: Form) => void; tracks: { id: string; name: string }[]; closed?: boolean }) {
   const on = (k: keyof Form) => (v: string) => set({ ...f, [k]: v });
+  const ro = { readOnly: closed };
   return (
     <>
-      <Field label="Title" required maxLength={200} value={f.title} onValue={on('title')} />
-      <Select label="Track" value={f.track} onValue={on('track')} options={tracks.map((t) => ({ value: t.id, label: t.name }))} />
-      <Field label="Tagline" hint="One line, at most 200 characters." maxLength={200} value={f.tagline} onValue={on('tagline')} />
-      <TextArea label="Summary" hint="At most 2,000 characters." maxLength={2000} value={f.summary} onValue={on('summary')} />
-      <TextArea label="Description" hint="At most 20,000 characters." maxLength={20000} rows={10} value={f.description} onValue={on('description')} />
+      <Field label="Title" name="title" required maxLength={200} value={f.title} onValue={on('title')} {...ro} />
+      <Select label="Track" name="track" value={f.track} onValue={on('track')} options={tracks.map((t) => ({ value: t.id, label: t.name }))} disabled={closed} />
+      <Field label="Tagline" name="tagline" hint="One line, at most 200 characters." maxLength={200} value={f.tagline} onValue={on('tagline')} {...ro} />
+      <TextArea label="Summary" name="summary" hint="At most 2,000 characters." maxLength={2000} value={f.summary} onValue={on('summary')} {...ro} />
+      <TextArea label="Description" name="description" hint="At most 20,000 characters." maxLength={20000} rows={10} value={f.description} onValue={on('description')} {...ro} />
       <div class="row">
-        <Field label="Repository URL" type="url" inputMode="url" placeholder="https://" value={f.repoUrl} onValue={on('repoUrl')} />
-        <Field label="Demo URL" type="url" inputMode="url" placeholder="https://" value={f.demoUrl} onValue={on('demoUrl')} />
+        <Field label="Repository URL" name="repoUrl" type="url" inputMode="url" placeholder="https://" value={f.repoUrl} onValue={on('repoUrl')} {...ro} />
+        <Field label="Demo URL" name="demoUrl" type="url" inputMode="url" placeholder="https://" value={f.demoUrl} onValue={on('demoUrl')} {...ro} />
       </div>
-      <Field label="Tags" hint="Separated by commas: at most 10, each at most 32 characters." value={f.tags} onValue={on('tags')} />
+      <Field label="Tags" name="tags" hint="Separated by commas: at most 10, each at most 32 characters." value={f.tags} onValue={on('tags')} {...ro} />
     </>
+  );
+}
+
+/** Whether the submission window takes writes now, and if not, the sentence that says why
+ *  (shown before anyone types; the server refuses the same with WINDOW_CLOSED). */
+function windowClosed(ev: EventInfo): ComponentChildren | null {
+  if (isOpen(ev.submissionsOpen, ev.submissionsClose)) return null;
+  return Date.now() < new Date(ev.submissionsOpen).getTime() ? (
+    <>
+      Submissions open <When at={ev.submissionsOpen} zone={ev.timeZone} />: until then the project cannot be changed.
+    </>
+  ) : (
+    <>
+      Submissions closed <When at={ev.submissionsClose} zone={ev.timeZone} />: the project can no longer be changed,
+      submitted or withdrawn.
+    </>
+  );
+}
+
+function ClosedNote({ why }: { why: ComponentChildren | null }) {
+  if (!why) return null;
+  return (
+    <p class="closed-note" data-testid="window-closed">
+      {why}
+    </p>
   );
 }
 
@@ -588,21 +616,33 @@ export function MyProjectPage({ slug }: { slug: string }) {
 }
 
 function NewProject({ ev, refetch, first }: { ev: ProjectEvent; refetch: () => Promise<void>; first: boolean }) {
-  const [f, set] = useState<Form>({ title: '', track: ev.tracks[0]?.id ?? '', tagline: '', summary: '', description: '', repoUrl: '', demoUrl: '', tags: '' });
+  const empty: Form = { title: '', track: ev.tracks[0]?.id ?? '', tagline: '', summary: '', description: '', repoUrl: '', demoUrl: '', tags: '' };
+  const [f, set] = useState<Form>(empty);
   const m = useMutation(CreateProject);
+  const draft = useDraft(`project.new.${ev.slug}`, f, empty, set);
+  useUnsavedGuard(JSON.stringify(f) !== JSON.stringify(empty));
+  const closed = windowClosed(ev);
   return (
     <Panel title={first ? 'Start your project' : 'Start another project'} id="pt-new-project">
       <form
         class="narrow"
         onSubmit={async (e) => {
           e.preventDefault();
-          if (await m.run({ event: ev.slug, input: inputOf(f) })) await refetch();
+          if (await m.run({ event: ev.slug, input: inputOf(f) })) {
+            draft.clear();
+            set(empty);
+            await refetch();
+          }
         }}
       >
+        <ClosedNote why={closed} />
+        <DraftNote draft={draft} />
         <p class="muted">It is saved as a draft: judges see it only once you submit it, before the deadline.</p>
-        <ProjectFields f={f} set={set} tracks={ev.tracks} />
-        <ErrorNote error={m.error} />
-        <button type="submit" disabled={m.loading}>
+        <FormErrors error={m.error}>
+          <ProjectFields f={f} set={set} tracks={ev.tracks} closed={!!closed} />
+          <ErrorNote error={m.error} />
+        </FormErrors>
+        <button type="submit" disabled={m.loading || !!closed}>
           Create draft
         </button>
       </form>
@@ -613,11 +653,14 @@ function NewProject({ ev, refetch, first }: { ev: ProjectEvent; refetch: () => P
 function ProjectEditor({ ev, p, refetch }: { ev: ProjectEvent; p: MyProject; refetch: () => Promise<void> }) {
   const [f, set] = useState<Form>(() => formOf(p));
   const [said, setSaid] = useState<string | null>(null);
+  const draft = useDraft(`project.${p.id}`, f, formOf(p), set);
+  const closed = windowClosed(ev);
   const update = useMutation(UpdateProject);
   const submit = useMutation(SubmitProject);
   const withdraw = useMutation(WithdrawProject);
   const busy = update.loading || submit.loading || withdraw.loading;
   const dirty = JSON.stringify(inputOf(f)) !== JSON.stringify(inputOf(formOf(p)));
+  useUnsavedGuard(dirty);
   const headId = `pt-project-${p.id}`;
   const publicHref = `/e/${encodeURIComponent(ev.slug)}/projects/${encodeURIComponent(p.id)}`;
 
@@ -661,20 +704,24 @@ function ProjectEditor({ ev, p, refetch }: { ev: ProjectEvent; p: MyProject; ref
           void act(async () => ((await save()) ? 'Your changes are saved.' : null));
         }}
       >
-        <ProjectFields f={f} set={set} tracks={ev.tracks} />
-        <div class="pt-outcome" aria-live="polite">
-          <ErrorNote error={update.error ?? submit.error ?? withdraw.error} />
-          <Notice>{said}</Notice>
-        </div>
+        <ClosedNote why={closed} />
+        <DraftNote draft={draft} />
+        <FormErrors error={update.error ?? submit.error ?? withdraw.error}>
+          <ProjectFields f={f} set={set} tracks={ev.tracks} closed={!!closed} />
+          <div class="pt-outcome" aria-live="polite">
+            <ErrorNote error={update.error ?? submit.error ?? withdraw.error} />
+            <Notice>{said}</Notice>
+          </div>
+        </FormErrors>
         <div class="actions">
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={busy || !!closed}>
             Save changes
           </button>
           {p.status !== 'SUBMITTED' ? (
             <button
               type="button"
               class="pt-submit"
-              disabled={busy}
+              disabled={busy || !!closed}
               onClick={() =>
                 act(async () => {
                   // A withdrawn project takes edits only once it is submitted again.
@@ -693,7 +740,7 @@ function ProjectEditor({ ev, p, refetch }: { ev: ProjectEvent; p: MyProject; ref
             <button
               type="button"
               class="secondary"
-              disabled={busy}
+              disabled={busy || !!closed}
               onClick={() =>
                 act(async () => {
                   const d = await withdraw.run({ id: p.id });

@@ -5,7 +5,7 @@ import { useMutation, useQuery } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Link, navigate } from '../../router';
 import { useSession } from '../../session';
-import { Badge, ErrorNote, Field, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
+import { Badge, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
 
@@ -131,6 +131,7 @@ function ZoneField({ value, onValue, hint }: { value: string; onValue: (v: strin
     <>
       <Field
         label="Time zone"
+        name="timeZone"
         hint={!valid && value.trim() ? `${value.trim()} is not a time zone this browser knows; pick one from the list.` : (hint ?? 'An IANA name such as Europe/Berlin.')}
         list="org-zones"
         required
@@ -255,8 +256,9 @@ function CreateEventForm() {
       }}
     >
       <h2 id="create-h">Create an event</h2>
+      <FormErrors error={m.error}>
       <Field
-        label="Name"
+        label="Name" name="name"
         required
         maxLength={200}
         value={name}
@@ -266,10 +268,10 @@ function CreateEventForm() {
         }}
       />
       <Field
-        label="Slug"
+        label="Slug" name="slug"
         hint="The event's address: lower-case letters, digits and dashes."
         required
-        pattern="[a-z0-9][a-z0-9-]{0,63}"
+        pattern="[a-z0-9][a-z0-9\-]{0,63}"
         value={slug}
         onValue={(v) => {
           setSlugTouched(true);
@@ -281,23 +283,24 @@ function CreateEventForm() {
       <fieldset class="org-fieldset">
         <legend>Submission window</legend>
         <div class="org-inline">
-          <Field label="Submissions open" type="datetime-local" hint={`${at} time`} required value={subOpen} onValue={setSubOpen} />
-          <Field label="Submissions close" type="datetime-local" hint={`${at} time`} required value={subClose} onValue={setSubClose} />
+          <Field label="Submissions open" name="submissionsOpen" type="datetime-local" hint={`${at} time`} required value={subOpen} onValue={setSubOpen} />
+          <Field label="Submissions close" name="submissionsClose" type="datetime-local" hint={`${at} time`} required value={subClose} onValue={setSubClose} />
         </div>
       </fieldset>
       <fieldset class="org-fieldset">
         <legend>Judging window (optional: both or neither)</legend>
         <div class="org-inline">
-          <Field label="Judging opens" type="datetime-local" hint={`${at} time`} value={judgeOpen} onValue={setJudgeOpen} />
-          <Field label="Judging closes" type="datetime-local" hint={`${at} time`} value={judgeClose} onValue={setJudgeClose} />
+          <Field label="Judging opens" name="judgingOpen" type="datetime-local" hint={`${at} time`} value={judgeOpen} onValue={setJudgeOpen} />
+          <Field label="Judging closes" name="judgingClose" type="datetime-local" hint={`${at} time`} value={judgeClose} onValue={setJudgeClose} />
         </div>
       </fieldset>
       <div class="org-inline">
-        <Field label="Reviews per project" type="number" min={1} required value={reviews} onValue={setReviews} />
-        <Field label="Largest team" type="number" min={1} required value={teamSize} onValue={setTeamSize} />
+        <Field label="Reviews per project" name="reviewsPerProject" type="number" min={1} required value={reviews} onValue={setReviews} />
+        <Field label="Largest team" name="maxTeamSize" type="number" min={1} required value={teamSize} onValue={setTeamSize} />
       </div>
-      <Select label="Registration" value={registration} onValue={(v) => setRegistration(v as Registration)} options={REGISTRATION_OPTIONS} />
+      <Select label="Registration" name="registration" value={registration} onValue={(v) => setRegistration(v as Registration)} options={REGISTRATION_OPTIONS} />
       <ErrorNote error={m.error} />
+      </FormErrors>
       <button type="submit" disabled={m.loading}>
         Create the event
       </button>
@@ -535,12 +538,13 @@ function SettingsForm({ ev, onSaved }: { ev: EventSettings; onSaved: () => Promi
         }}
       >
         <h2 id="change-h">Change</h2>
-        <Field label="Name" required maxLength={200} value={str('name')} onValue={set('name')} />
-        <Field label="Slug" hint="Changing it changes every address of the event." required value={str('slug')} onValue={set('slug')} />
-        <Select label="Registration" value={str('registration')} onValue={set('registration')} options={REGISTRATION_OPTIONS} />
+        <FormErrors error={m.error}>
+        <Field label="Name" name="name" required maxLength={200} value={str('name')} onValue={set('name')} />
+        <Field label="Slug" name="slug" hint="Changing it changes every address of the event." required value={str('slug')} onValue={set('slug')} />
+        <Select label="Registration" name="registration" value={str('registration')} onValue={set('registration')} options={REGISTRATION_OPTIONS} />
         <div class="org-inline">
-          <Field label="Reviews per project" type="number" min={1} required value={str('reviewsPerProject')} onValue={set('reviewsPerProject')} />
-          <Field label="Largest team" type="number" min={1} required value={str('maxTeamSize')} onValue={set('maxTeamSize')} />
+          <Field label="Reviews per project" name="reviewsPerProject" type="number" min={1} required value={str('reviewsPerProject')} onValue={set('reviewsPerProject')} />
+          <Field label="Largest team" name="maxTeamSize" type="number" min={1} required value={str('maxTeamSize')} onValue={set('maxTeamSize')} />
         </div>
         <label class="org-check">
           <input
@@ -559,12 +563,13 @@ function SettingsForm({ ev, onSaved }: { ev: EventSettings; onSaved: () => Promi
           <legend>Windows</legend>
           <div class="org-inline">
             {WINDOWS.map(([k, label]) => (
-              <Field label={label} type="datetime-local" hint={`${inputZone} time`} value={str(k)} onValue={set(k)} />
+              <Field label={label} name={k} type="datetime-local" hint={`${inputZone} time`} value={str(k)} onValue={set(k)} />
             ))}
           </div>
           <p class="muted">A window left empty stays as it is.</p>
         </fieldset>
         <ErrorNote error={m.error} />
+        </FormErrors>
         <Notice>{done}</Notice>
         <button type="submit" disabled={m.loading}>
           Save settings
@@ -823,8 +828,10 @@ export function RubricPage({ slug }: { slug: string }) {
         <h2 id="criterion-h" tabIndex={-1}>
           {editing ? `Edit ${editing}` : 'Add a criterion'}
         </h2>
+        <FormErrors error={save.error}>
         <Field
           label="Key"
+          name="key"
           hint="Lower-case letters, digits and _; scores refer to it, so it cannot change."
           required
           pattern="[a-z0-9_]{1,32}"
@@ -832,9 +839,10 @@ export function RubricPage({ slug }: { slug: string }) {
           value={form.key}
           onValue={set('key')}
         />
-        <Field label="Criterion name" required maxLength={200} value={form.name} onValue={set('name')} />
+        <Field label="Criterion name" name="name" required maxLength={200} value={form.name} onValue={set('name')} />
         <TextArea
           label="Description"
+          name="description"
           hint="Optional: what judges should look for. Plain text, up to 2,000 characters; line breaks are kept."
           maxLength={2000}
           rows={4}
@@ -842,12 +850,13 @@ export function RubricPage({ slug }: { slug: string }) {
           onValue={set('description')}
         />
         <div class="org-inline">
-          <Field label="Lowest score" type="number" value={form.min} onValue={set('min')} />
-          <Field label="Highest score" type="number" value={form.max} onValue={set('max')} />
-          <Field label="Weight" type="number" step="any" min={0} value={form.weight} onValue={set('weight')} />
-          <Field label="Position" type="number" value={form.position} onValue={set('position')} hint="Order in the rubric." />
+          <Field label="Lowest score" name="min" type="number" value={form.min} onValue={set('min')} />
+          <Field label="Highest score" name="max" type="number" value={form.max} onValue={set('max')} />
+          <Field label="Weight" name="weight" type="number" step="any" min={0} value={form.weight} onValue={set('weight')} />
+          <Field label="Position" name="position" type="number" value={form.position} onValue={set('position')} hint="Order in the rubric." />
         </div>
         <ErrorNote error={save.error} />
+        </FormErrors>
         <div class="actions">
           <button type="submit" disabled={save.loading}>
             {editing ? 'Save criterion' : 'Add criterion'}

@@ -17,7 +17,9 @@ test('a person signs up, logs out and in, and makes, uses and revokes a read-onl
   // The password rules are the server's: a short one is refused as it says.
   await page.getByLabel('Password').fill('short');
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page.getByRole('alert')).toContainText('BAD_USER_INPUT');
+  // ... as a sentence beside the password field, not a code.
+  await expect(page.getByRole('alert')).toHaveText('Password must be 10 to 256 characters.');
+  await expect(page.getByLabel('Password')).toHaveAttribute('aria-invalid', 'true');
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();
   await expect(page).toHaveURL(/\/account$/);

@@ -7,7 +7,7 @@
 // viewBox; the viewBox still lets the picture scale while the width settles.
 import type { ComponentChildren, RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import './pages/public.css';
+import './plots.css';
 import { navigate } from './router';
 
 const FONT = 12;

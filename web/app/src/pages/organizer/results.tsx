@@ -126,10 +126,10 @@ function CalibrationView({ projects, judges, diagnostics, what }: { projects: Pr
                 <th scope="col" class="num">
                   Quality
                 </th>
-                <th scope="col" class="num">
+                <th scope="col" class="num minor">
                   Raw mean
                 </th>
-                <th scope="col" class="num">
+                <th scope="col" class="num minor">
                   Raw rank
                 </th>
                 <th scope="col" class="num">
@@ -149,6 +149,9 @@ function CalibrationView({ projects, judges, diagnostics, what }: { projects: Pr
                         <Badge tone="warn">{EXCLUDED[p.excluded] ?? p.excluded}</Badge>
                       </>
                     )}
+                    <span class="minor-line muted">
+                      Raw mean {num(p.rawMean)} · raw rank {p.rawRank ?? '–'}
+                    </span>
                   </td>
                   <td class="num">{interval(p)}</td>
                   <td class="num">
@@ -157,8 +160,8 @@ function CalibrationView({ projects, judges, diagnostics, what }: { projects: Pr
                       {p.stdError != null && <span class="muted"> ± {num(p.stdError)}</span>}
                     </span>
                   </td>
-                  <td class="num">{num(p.rawMean)}</td>
-                  <td class="num">{p.rawRank ?? '–'}</td>
+                  <td class="num minor">{num(p.rawMean)}</td>
+                  <td class="num minor">{p.rawRank ?? '–'}</td>
                   <td class="num">{p.reviews}</td>
                 </tr>
               ))}

@@ -45,15 +45,16 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
 export function ErrorNote({ error }: { error: ApiError | undefined | null }) {
   const labels = useContext(FormErrorContext).labels;
   if (!error) return null;
+  // Outside a form's FormErrors the field is named as the server names it ("Max team size").
   return (
     <p class="error" role="alert" data-code={error.code}>
-      {humanError(error, error.field ? labels.get(error.field) : undefined)}
+      {humanError(error, error.field ? labels?.get(error.field) : undefined)}
     </p>
   );
 }
 
-type FormErrorState = { error: ApiError | undefined | null; labels: Map<string, string> };
-const FormErrorContext = createContext<FormErrorState>({ error: null, labels: new Map() });
+type FormErrorState = { error: ApiError | undefined | null; labels: Map<string, string> | null };
+const FormErrorContext = createContext<FormErrorState>({ error: null, labels: null });
 
 /** Hands a form's refusal to its fields: the [`Field`], [`TextArea`] or [`Select`] whose
  *  `name` is the field a BAD_USER_INPUT names shows the sentence beside itself, marked
@@ -67,7 +68,7 @@ export function FormErrors({ error, children }: { error: ApiError | undefined | 
 /** The sentence for the field `name` (labelled `label`), when the form's refusal names it. */
 function useFieldError(name: string | undefined, label: string): string | null {
   const { error, labels } = useContext(FormErrorContext);
-  if (!name) return null;
+  if (!name || !labels) return null;
   labels.set(name, label);
   return error && error.field === name ? humanError(error, label) : null;
 }

@@ -620,8 +620,8 @@ function NewProject({ ev, refetch, first }: { ev: ProjectEvent; refetch: () => P
   const [f, set] = useState<Form>(empty);
   const m = useMutation(CreateProject);
   const draft = useDraft(`project.new.${ev.slug}`, f, empty, set);
-  useUnsavedGuard(JSON.stringify(f) !== JSON.stringify(empty));
   const closed = windowClosed(ev);
+  useUnsavedGuard(JSON.stringify(f) !== JSON.stringify(empty) && !closed);
   return (
     <Panel title={first ? 'Start your project' : 'Start another project'} id="pt-new-project">
       <form
@@ -660,7 +660,8 @@ function ProjectEditor({ ev, p, refetch }: { ev: ProjectEvent; p: MyProject; ref
   const withdraw = useMutation(WithdrawProject);
   const busy = update.loading || submit.loading || withdraw.loading;
   const dirty = JSON.stringify(inputOf(f)) !== JSON.stringify(inputOf(formOf(p)));
-  useUnsavedGuard(dirty);
+  // Nothing to warn about when the window refuses any change anyway.
+  useUnsavedGuard(dirty && !closed);
   const headId = `pt-project-${p.id}`;
   const publicHref = `/e/${encodeURIComponent(ev.slug)}/projects/${encodeURIComponent(p.id)}`;
 

@@ -112,7 +112,7 @@ test("a judge's unsaved scores and comment survive a reload", async ({ page }) =
 test('a refusal is a sentence beside the field it names, never a raw code', async ({ page }) => {
   const ev = await createEvent();
   const pat = await person(ev.slug, 'PARTICIPANT', ev.organizer.token, 'Tia Tags');
-  await teamWithProject(ev.slug, pat, unique('Tags'), ev.trackIds[0], { draft: true });
+  await teamWithProject(ev.slug, pat, unique('Lamp'), ev.trackIds[0], { draft: true });
 
   // Log-in: no "UNAUTHENTICATED wrong email or password".
   await page.goto('/login');
@@ -221,5 +221,6 @@ test.describe('on a phone', () => {
     const box = (await last.boundingBox())!;
     const wrap = (await page.locator('.table-wrap').first().boundingBox())!;
     expect(box.x + box.width, "the leaderboard's last column is past its frame").toBeLessThanOrEqual(wrap.x + wrap.width + 1);
+    await fits(page, 'the leaderboard');
   });
 });

@@ -290,7 +290,7 @@ test('an organizer assigns a judge by hand, is refused a second time, and unassi
   await expect(current.getByRole('row').nth(1)).toContainText('manual');
   // The same pair again: the server's refusal, as it said it.
   await page.getByRole('button', { name: 'Assign', exact: true }).click();
-  await expect(page.getByRole('alert')).toContainText('CONFLICT');
+  await expect(page.getByRole('alert')).toHaveAttribute('data-code', 'CONFLICT');
   await checkA11y(page, 'the assignments page with a refusal');
   await current.getByRole('button', { name: 'Unassign Judge Cy from Zephyr' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Judge Cy no longer reviews Zephyr.' })).toBeVisible();
@@ -303,7 +303,7 @@ test('the organizer pages show a non-organizer the refusal as the server says it
   await logIn(page, judge);
   for (const path of ['admin', 'admin/assignments', 'admin/calibration']) {
     await page.goto(`/e/${ev.slug}/${path}`);
-    await expect(page.getByRole('alert')).toContainText('FORBIDDEN');
+    await expect(page.getByRole('alert')).toHaveAttribute('data-code', 'FORBIDDEN');
   }
   await checkA11y(page, 'a refused organizer page');
 });

@@ -492,6 +492,10 @@ function ScoreForm({ slug, ev, a, refetch }: { slug: string; ev: QueueEvent; a: 
       await refetch();
       setDirty(false);
       setOutcome(submitted ? 'updated' : r.saveReview.submitted ? 'submitted' : 'draft');
+    } else {
+      // A refusal may mean the event moved (a window closed): read it again, so the form
+      // shows what the server now allows.
+      await refetch();
     }
   };
 

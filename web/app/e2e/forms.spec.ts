@@ -188,7 +188,7 @@ test.describe('on a phone', () => {
     }
   });
 
-  test("a long unbroken title wraps in full and keeps the ranking's and leaderboard's numbers on a 390 px screen", async ({ page }) => {
+  test("a long unbroken title wraps in full and keeps the ranking's, leaderboard's and assignments' columns on a 390 px screen", async ({ page }) => {
     const token = await adminToken();
     const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const fixture = publicFixture(tag);
@@ -222,5 +222,13 @@ test.describe('on a phone', () => {
     const wrap = (await page.locator('.table-wrap').first().boundingBox())!;
     expect(box.x + box.width, "the leaderboard's last column is past its frame").toBeLessThanOrEqual(wrap.x + wrap.width + 1);
     await fits(page, 'the leaderboard');
+
+    // The assignments: the long title's rows wrap, the status column stays on screen.
+    await page.goto(`/e/${slug}/admin/assignments`);
+    const assigned = page.getByRole('row').filter({ hasText: long }).first();
+    await expect(assigned).toBeVisible();
+    const status = (await assigned.getByRole('cell').nth(2).boundingBox())!;
+    expect(status.x + status.width, 'the status column is past the screen').toBeLessThanOrEqual(390);
+    await fits(page, 'the assignments');
   });
 });

@@ -148,6 +148,14 @@ test('a refusal is a sentence beside the field it names, never a raw code', asyn
   await expect(refused).not.toContainText('BAD_USER_INPUT');
   await expect(page.getByLabel('Highest score')).toHaveAttribute('aria-invalid', 'true');
   await checkA11y(page, 'a refused criterion');
+
+  // Removing a criterion asks first (the client's one Confirm), its "yes" focused.
+  await page.getByRole('button', { name: 'Remove craft' }).click();
+  const yes = page.getByRole('button', { name: 'Confirm removal of craft' });
+  await expect(yes).toBeFocused();
+  await checkA11y(page, 'the rubric asking before a removal');
+  await yes.click();
+  await expect(page.getByRole('status').filter({ hasText: 'Criterion craft removed.' })).toBeVisible();
 });
 
 test("the event form's slug pattern is valid under the v flag and the browser enforces it", async ({ page }) => {

@@ -2,7 +2,7 @@
 // field they name, times in the viewer's zone with the event's beside them, countdowns,
 // downloads. Pages put their own helpers in their own files; what two pages share moves here.
 import { createContext, type ComponentChildren, type JSX } from 'preact';
-import { useContext, useEffect, useId, useState } from 'preact/hooks';
+import { useContext, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { humanError, type ApiError } from './api';
 import { useSession } from './session';
 
@@ -377,5 +377,72 @@ export function DraftNote({ draft }: { draft: Draft }) {
         Discard them
       </button>
     </p>
+  );
+}
+
+/**
+ * A destructive action in two steps, the one way the client asks "are you sure": the
+ * action's button, then in its place the question (if any), a "Yes, …" button (focused)
+ * and a way back. `onYes` runs the action; the question closes when it settles, unless
+ * it returns `false`.
+ */
+export function Confirm({
+  action,
+  actionLabel,
+  yes,
+  yesLabel,
+  no = 'Cancel',
+  question,
+  groupLabel,
+  busy = false,
+  onAsk,
+  onYes,
+  class: cls = 'actions',
+}: {
+  action: ComponentChildren;
+  actionLabel?: string;
+  yes: ComponentChildren;
+  yesLabel?: string;
+  no?: string;
+  question?: ComponentChildren;
+  groupLabel?: string;
+  busy?: boolean;
+  onAsk?: () => void;
+  onYes: () => unknown;
+  class?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  const yesRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) yesRef.current?.focus();
+  }, [asking]);
+  if (!asking)
+    return (
+      <button type="button" class="secondary" aria-label={actionLabel} onClick={() => (onAsk?.(), setAsking(true))}>
+        {action}
+      </button>
+    );
+  return (
+    <div class={`confirm ${cls}`} role="group" aria-label={groupLabel}>
+      {question && <p>{question}</p>}
+      <div class="actions">
+        <button
+          ref={yesRef}
+          type="button"
+          class="danger"
+          disabled={busy}
+          aria-label={yesLabel}
+          onClick={async () => {
+            // `false` keeps the question open (the action was refused: try again or back out).
+            if ((await onYes()) !== false) setAsking(false);
+          }}
+        >
+          {yes}
+        </button>
+        <button type="button" class="secondary" onClick={() => setAsking(false)}>
+          {no}
+        </button>
+      </div>
+    </div>
   );
 }

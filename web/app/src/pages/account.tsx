@@ -6,7 +6,7 @@ import { request, useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, navigate } from '../router';
 import { useSession, ViewerQuery, type Viewer } from '../session';
-import { Badge, CopyButton, download, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, When } from '../ui';
+import { Badge, Confirm, CopyButton, download, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, When } from '../ui';
 import './account.css';
 
 const LogIn = graphql(`
@@ -496,7 +496,6 @@ function TokensSection({ tokens, refetch }: { tokens: ApiTokenRow[]; refetch: ()
   const [created, setCreated] = useState<{ label: string; token: string } | null>(null);
   const create = useMutation(CreateApiToken);
   const revoke = useMutation(RevokeApiToken);
-  const [confirming, setConfirming] = useState<string | null>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
   const sorted = [...tokens].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   return (
@@ -561,32 +560,22 @@ function TokensSection({ tokens, refetch }: { tokens: ApiTokenRow[]; refetch: ()
                         <When at={t.revokedAt} />
                       </span>
                     )}
-                    {!t.revokedAt &&
-                      (confirming === t.id ? (
-                        <span class="acct-confirm">
-                          <button
-                            type="button"
-                            class="danger"
-                            disabled={revoke.loading}
-                            aria-label={`Yes, revoke ${t.label}`}
-                            onClick={async () => {
-                              setRevoked(null);
-                              if (await revoke.run({ id: t.id })) setRevoked(t.label);
-                              setConfirming(null);
-                              await refetch();
-                            }}
-                          >
-                            Yes, revoke
-                          </button>
-                          <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                            Cancel
-                          </button>
-                        </span>
-                      ) : (
-                        <button type="button" class="secondary" aria-label={`Revoke ${t.label}`} onClick={() => (setConfirming(t.id), revoke.reset())}>
-                          Revoke
-                        </button>
-                      ))}
+                    {!t.revokedAt && (
+                      <Confirm
+                        class="acct-confirm"
+                        action="Revoke"
+                        actionLabel={`Revoke ${t.label}`}
+                        yes="Yes, revoke"
+                        yesLabel={`Yes, revoke ${t.label}`}
+                        busy={revoke.loading}
+                        onAsk={revoke.reset}
+                        onYes={async () => {
+                          setRevoked(null);
+                          if (await revoke.run({ id: t.id })) setRevoked(t.label);
+                          await refetch();
+                        }}
+                      />
+                    )}
                   </td>
                 </tr>
               );

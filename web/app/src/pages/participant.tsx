@@ -5,7 +5,7 @@ import { useMutation, useQuery, type ApiError } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, useUnsavedGuard } from '../router';
 import { useSession } from '../session';
-import { Badge, Countdown, DraftNote, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, TextArea, When, CopyButton, isOpen, useDraft } from '../ui';
+import { Badge, Confirm, Countdown, DraftNote, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, TextArea, When, CopyButton, isOpen, useDraft } from '../ui';
 import { useFlash } from './account';
 import './participant.css';
 
@@ -428,40 +428,28 @@ function Rename({ team, refetch }: { team: MyTeam; refetch: () => Promise<void> 
 }
 
 function Leave({ team, refetch }: { team: MyTeam; refetch: () => Promise<void> }) {
-  const [asking, setAsking] = useState(false);
   const m = useMutation(LeaveTeam);
   return (
     <Panel title="Leave the team" id="pt-leave">
-      {!asking ? (
-        <button type="button" class="secondary" onClick={() => (setAsking(true), m.reset())}>
-          Leave team
-        </button>
-      ) : (
-        <div class="pt-confirm" role="group" aria-label="Confirm leaving the team">
-          <p>
+      <Confirm
+        class="pt-confirm"
+        action="Leave team"
+        groupLabel="Confirm leaving the team"
+        question={
+          <>
             Leave <strong>{team.name}</strong>? You can join a team again while submissions are open.
             {team.members.length === 1 && ' You are its last member.'}
-          </p>
-          <div class="actions">
-            <button
-              type="button"
-              class="danger"
-              disabled={m.loading}
-              onClick={async () => {
-                if (await m.run({ team: team.id })) {
-                  setAsking(false);
-                  await refetch();
-                }
-              }}
-            >
-              Yes, leave {team.name}
-            </button>
-            <button type="button" class="secondary" onClick={() => setAsking(false)}>
-              Stay
-            </button>
-          </div>
-        </div>
-      )}
+          </>
+        }
+        yes={`Yes, leave ${team.name}`}
+        no="Stay"
+        busy={m.loading}
+        onAsk={m.reset}
+        onYes={async () => {
+          if (!(await m.run({ team: team.id }))) return false;
+          await refetch();
+        }}
+      />
       <ErrorNote error={m.error} />
     </Panel>
   );

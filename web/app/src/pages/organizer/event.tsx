@@ -5,7 +5,7 @@ import { useMutation, useQuery } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Link, navigate } from '../../router';
 import { useSession } from '../../session';
-import { Badge, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
+import { Badge, Confirm, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
 
@@ -693,7 +693,6 @@ export function RubricPage({ slug }: { slug: string }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [form, setForm] = useState(blank);
   const [done, setDone] = useState('');
-  const [confirming, setConfirming] = useState<string | null>(null);
   const save = useMutation(SetCriterion);
   const remove = useMutation(RemoveCriterion);
   const set = (k: keyof typeof blank) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
@@ -749,49 +748,34 @@ export function RubricPage({ slug }: { slug: string }) {
                 <td class="num">{c.weight}</td>
                 <td class="num">{c.position}</td>
                 <td>
-                  {confirming === c.key ? (
-                    <div class="actions">
-                      <button
-                        type="button"
-                        class="danger"
-                        disabled={remove.loading}
-                        onClick={async () => {
-                          setDone('');
-                          const r = await remove.run({ event: slug, key: c.key });
-                          setConfirming(null);
-                          if (r) {
-                            setDone(`Criterion ${c.key} removed.`);
-                            if (editing === c.key) {
-                              setEditing(null);
-                              setForm(blank);
-                            }
-                            await q.refetch();
+                  <div class="actions">
+                    <button type="button" class="secondary" onClick={() => edit(c)}>
+                      Edit <span class="visually-hidden">{c.key}</span>
+                    </button>
+                    <Confirm
+                      action={
+                        <>
+                          Remove <span class="visually-hidden">{c.key}</span>
+                        </>
+                      }
+                      yes="Confirm removal"
+                      yesLabel={`Confirm removal of ${c.key}`}
+                      busy={remove.loading}
+                      onAsk={remove.reset}
+                      onYes={async () => {
+                        setDone('');
+                        const r = await remove.run({ event: slug, key: c.key });
+                        if (r) {
+                          setDone(`Criterion ${c.key} removed.`);
+                          if (editing === c.key) {
+                            setEditing(null);
+                            setForm(blank);
                           }
-                        }}
-                      >
-                        Confirm removal
-                      </button>
-                      <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </div>
-                  ) : (
-                    <div class="actions">
-                      <button type="button" class="secondary" onClick={() => edit(c)}>
-                        Edit <span class="visually-hidden">{c.key}</span>
-                      </button>
-                      <button
-                        type="button"
-                        class="secondary"
-                        onClick={() => {
-                          remove.reset();
-                          setConfirming(c.key);
-                        }}
-                      >
-                        Remove <span class="visually-hidden">{c.key}</span>
-                      </button>
-                    </div>
-                  )}
+                          await q.refetch();
+                        }
+                      }}
+                    />
+                  </div>
                 </td>
               </tr>
             ))}

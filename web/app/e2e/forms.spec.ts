@@ -55,8 +55,7 @@ test("a participant's unsaved project survives a reload, leaving asks first, and
   // Saved: the draft is gone, a reload shows the server's text and no note, nothing asks.
   await page.getByRole('button', { name: 'Save changes' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Your changes are saved' })).toBeVisible();
-  const keys = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('verdict.draft.')));
-  expect(keys).toEqual([]);
+  await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('verdict.draft.')))).toEqual([]);
   await page.reload();
   await expect(page.getByLabel('Tagline')).toHaveValue('Words nobody saved yet');
   await expect(page.getByText('restored your unsaved changes')).toHaveCount(0);
@@ -106,7 +105,7 @@ test("a judge's unsaved scores and comment survive a reload", async ({ page }) =
   await page.getByRole('group', { name: /^Craft/ }).getByRole('radio', { name: '4', exact: true }).check();
   await page.getByRole('button', { name: 'Submit review' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Review submitted' })).toBeVisible();
-  expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('verdict.draft.')))).toEqual([]);
+  await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('verdict.draft.')))).toEqual([]);
 });
 
 test('a refusal is a sentence beside the field it names, never a raw code', async ({ page }) => {

@@ -665,6 +665,8 @@ function ProjectEditor({ ev, p, refetch }: { ev: ProjectEvent; p: MyProject; ref
   };
   const save = async (): Promise<boolean> => {
     const d = await update.run({ id: p.id, input: inputOf(f) });
+    // Saved: the local draft goes now, not only once the refetched project matches it.
+    if (d) draft.clear();
     return !!d;
   };
 

@@ -493,17 +493,16 @@ async fn email_voters_confirm_a_single_use_link_and_a_mailbox_votes_once(app: Ap
         assert_code(&r, "FORBIDDEN");
     }
 
-    // Links are throttled per mailbox: three per window.
-    for _ in 0..2 {
-        data(
-            &app.gql_opt(
-                None,
-                REGISTER,
-                json!({ "e": event, "email": mailbox_spelling }),
-            )
-            .await,
-        );
-    }
+    // Links are throttled per mailbox: three per window, the request about another
+    // spelling above counted (it did the same work as one that mailed a link).
+    data(
+        &app.gql_opt(
+            None,
+            REGISTER,
+            json!({ "e": event, "email": mailbox_spelling }),
+        )
+        .await,
+    );
     let r = app
         .gql_opt(
             None,

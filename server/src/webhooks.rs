@@ -52,23 +52,8 @@ const BATCH: u64 = 20;
 const ERROR_CHARS: usize = 300;
 
 /// The webhook settings of `verdict serve`, shared by the registration check and the
-/// worker.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// Tests only: loopback receivers (127.0.0.0/8, ::1) are allowed.
-    pub allow_loopback: bool,
-    /// The wait before the second attempt; each later wait doubles.
-    pub backoff_base: Duration,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            allow_loopback: false,
-            backoff_base: Duration::from_secs(30),
-        }
-    }
-}
+/// worker: defined with the configuration, so that `config.rs` needs nothing above it.
+pub use crate::config::WebhookSettings as Settings;
 
 impl Settings {
     /// The wait after the `failures`th failed attempt: the base (30 s), doubling.

@@ -14,7 +14,7 @@ use sea_orm::{
 use super::clock;
 use crate::crypto::public_id;
 use crate::error::AppResult;
-use crate::web::escape_html;
+use crate::html::escape_html;
 
 /// Where the links in messages point: `{public-url}/invite/{token}` and
 /// `{public-url}/reset/{token}`.

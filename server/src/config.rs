@@ -114,10 +114,29 @@ pub struct WebhookConfig {
 }
 
 impl WebhookConfig {
-    pub fn settings(&self) -> crate::webhooks::Settings {
-        crate::webhooks::Settings {
+    pub fn settings(&self) -> WebhookSettings {
+        WebhookSettings {
             allow_loopback: self.allow_loopback_webhooks,
             backoff_base: std::time::Duration::from_millis(self.webhook_backoff_ms.max(1)),
+        }
+    }
+}
+
+/// The webhook settings of `verdict serve`, shared by the registration check and the
+/// worker (`crate::webhooks::Settings`).
+#[derive(Clone, Debug)]
+pub struct WebhookSettings {
+    /// Tests only: loopback receivers (127.0.0.0/8, ::1) are allowed.
+    pub allow_loopback: bool,
+    /// The wait before the second attempt; each later wait doubles.
+    pub backoff_base: Duration,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        WebhookSettings {
+            allow_loopback: false,
+            backoff_base: Duration::from_secs(30),
         }
     }
 }
@@ -243,7 +262,7 @@ pub struct Limits {
         long,
         env = "VERDICT_TRUSTED_PROXIES",
         value_delimiter = ',',
-        value_parser = crate::http::client::parse_proxy
+        value_parser = parse_proxy
     )]
     pub trusted_proxies: Vec<ipnet::IpNet>,
 }
@@ -284,4 +303,12 @@ impl Default for Limits {
             trusted_proxies: vec![],
         }
     }
+}
+
+/// `--trusted-proxies` takes CIDRs (`10.0.0.0/8`) or single addresses (`127.0.0.1`).
+pub fn parse_proxy(s: &str) -> Result<ipnet::IpNet, String> {
+    s.trim()
+        .parse::<ipnet::IpNet>()
+        .or_else(|_| s.trim().parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{s:?} is not an address or a CIDR such as 10.0.0.0/8"))
 }

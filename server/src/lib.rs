@@ -9,19 +9,36 @@
 //! - [`calibrate`]: the calibration engine: pure, deterministic, no database.
 //! - [`planner`]: the judge-assignment planner behind `autoAssign`: pure like `calibrate`.
 //! - [`crypto`]: hashing, canonical JSON, tokens, passwords.
+//! - [`html`]: HTML escaping for the pages and mail the server writes itself.
 //! - [`graphql`]: the schema, its policies, limits, loaders and resolvers.
-//! - [`http`]: the axum router that serves it all; authentication happens there.
+//! - [`http`]: the axum router that serves it all (authentication happens there), and
+//!   `http::assets`, the playground and web client compiled into the binary.
 //! - [`mail`]: the worker that delivers the outbox over SMTP.
 //! - [`webhooks`]: the SSRF gate, delivery signatures, and the worker that sends deliveries.
 //! - [`memo`]: a bounded map of immutable values shared by every request.
 //! - [`backup`]: `verdict backup` and `verdict restore` (SQLite copies, pg_dump archives).
 //! - [`metrics`]: what `GET /metrics` reports, and the process's recorder.
 //! - [`bundle`]: result bundles: export, and offline verification.
+//! - [`event_bundle`]: signed event bundles (`verdict event export` and `import`).
 //! - [`error`]: the one domain error type; `graphql::error` maps it to `extensions.code`.
-//! - [`web`]: the playground and web client assets compiled into the binary.
 //!
-//! The layers call downwards only (`http` → `graphql` → `domain` → `audit` → `crypto`);
-//! `calibrate` and `planner` are pure and depend on nothing above them.
+//! The layers call downwards only: a module uses only modules on floors below its own
+//! (`server/tests/layers.rs` holds this, with the same table). Lowest first:
+//!
+//! | floor | modules | why there |
+//! | --- | --- | --- |
+//! | 0 | `calibrate`, `config`, `error`, `html`, `memo` | nothing of the app |
+//! | 1 | `crypto`, `planner` | crypto returns the error type; the planner shares the estimator's helpers |
+//! | 2 | `db` | connections and transactions |
+//! | 3 | `audit` | the log every write appends to |
+//! | 4 | `mail`, `metrics`, `webhooks` | services beside the rules: workers, the recorder, the address gate |
+//! | 5 | `domain` | the business rules |
+//! | 6 | `backup`, `bundle`, `demo`, `event_bundle` | the command line's tools, built on the rules |
+//! | 7 | `graphql` | the schema, its policies and resolvers |
+//! | 8 | `http` | the router, the handlers, the client's assets |
+//! | 9 | `fuzz` | fuzz targets, tests only |
+//!
+//! The binary (`main.rs`) stands above them all.
 
 pub mod audit;
 pub mod backup;
@@ -35,12 +52,12 @@ pub mod domain;
 pub mod error;
 pub mod event_bundle;
 pub mod graphql;
+pub mod html;
 pub mod http;
 pub mod mail;
 pub mod memo;
 pub mod metrics;
 pub mod planner;
-pub mod web;
 pub mod webhooks;
 
 #[cfg(test)]

@@ -826,7 +826,7 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         cfg.metrics_token(),
     )));
     if let Some(dir) = cfg.web_dir.clone() {
-        state.client = verdict::web::ClientFiles::Dir(dir);
+        state.client = verdict::http::assets::ClientFiles::Dir(dir);
     }
     let shutdown = state.shutdown.clone();
     let router = http::router(state);

@@ -52,23 +52,8 @@ const BATCH: u64 = 20;
 const ERROR_CHARS: usize = 300;
 
 /// The webhook settings of `verdict serve`, shared by the registration check and the
-/// worker.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// Tests only: loopback receivers (127.0.0.0/8, ::1) are allowed.
-    pub allow_loopback: bool,
-    /// The wait before the second attempt; each later wait doubles.
-    pub backoff_base: Duration,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            allow_loopback: false,
-            backoff_base: Duration::from_secs(30),
-        }
-    }
-}
+/// worker: defined with the configuration, so that `config.rs` needs nothing above it.
+pub use crate::config::WebhookSettings as Settings;
 
 impl Settings {
     /// The wait after the `failures`th failed attempt: the base (30 s), doubling.
@@ -199,35 +184,41 @@ pub async fn resolve_checked(url: &Url, allow_loopback: bool) -> AppResult<Vec<S
             .map_err(|e| bad(e.to_string()))?,
         None => return Err(bad("has no host".into())),
     };
-    if let Some(a) = addrs
+    if addrs
         .iter()
-        .find(|a| !public_address(a.ip(), allow_loopback))
+        .any(|a| !public_address(a.ip(), allow_loopback))
     {
-        return Err(bad(format!(
-            "must reach a public address: {} is not one",
-            a.ip()
-        )));
+        return Err(bad(NOT_PUBLIC.into()));
     }
     Ok(addrs)
 }
 
-/// Resolves `name`; an error unless it has addresses and every one is public.
+/// The one refusal of a receiver's host, at registration and at every attempt. It never
+/// says what a name resolved to, nor whether it resolved at all: either would let an
+/// organizer map the server's internal network (which names exist, and their addresses)
+/// one registration at a time.
+pub const NOT_PUBLIC: &str = "must reach a public address (a name must resolve, and only to \
+     public addresses)";
+
+/// Resolves `name`; [`NOT_PUBLIC`] unless it has addresses and every one is public. What
+/// the resolver said is logged for the operator, never returned.
 async fn resolve(name: &str, port: u16, allow_loopback: bool) -> Result<Vec<SocketAddr>, String> {
-    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name, port))
-        .await
-        .map_err(|e| format!("does not resolve: {e}"))?
-        .collect();
-    if addrs.is_empty() {
-        return Err("does not resolve".into());
-    }
+    let addrs: Vec<SocketAddr> = match tokio::net::lookup_host((name, port)).await {
+        Ok(addrs) => addrs.collect(),
+        Err(e) => {
+            tracing::info!(%name, error = %e, "a webhook host does not resolve");
+            vec![]
+        }
+    };
     if let Some(a) = addrs
         .iter()
         .find(|a| !public_address(a.ip(), allow_loopback))
     {
-        return Err(format!(
-            "must reach a public address: {name} resolves to {}",
-            a.ip()
-        ));
+        tracing::info!(%name, address = %a.ip(), "a webhook host resolves to a private address");
+        return Err(NOT_PUBLIC.into());
+    }
+    if addrs.is_empty() {
+        return Err(NOT_PUBLIC.into());
     }
     Ok(addrs)
 }
@@ -397,7 +388,7 @@ async fn attempt(
         _ => None,
     } && !public_address(ip, settings.allow_loopback)
     {
-        return done(None, Some(format!("{ip} is not a public address")));
+        return done(None, Some(NOT_PUBLIC.into()));
     }
     let timestamp = started.timestamp();
     let r = client

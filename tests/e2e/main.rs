@@ -37,6 +37,7 @@ mod moderation;
 mod prizes;
 mod processes;
 mod records;
+mod recovery;
 mod results;
 mod roles;
 mod scripting;

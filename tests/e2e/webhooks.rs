@@ -20,6 +20,7 @@ use crate::harness::{App, Scenario, assert_bad_input, assert_code, str_at, uniqu
 e2e! {
     deliveries_are_signed_and_carry_the_audit_event ["--allow-loopback-webhooks"],
     private_addresses_are_refused_and_never_contacted,
+    a_refusal_never_says_what_a_name_resolves_to,
     redirects_are_not_followed ["--allow-loopback-webhooks"],
     failures_are_retried_then_retried_by_hand ["--allow-loopback-webhooks", "--webhook-backoff-ms", "20"],
     a_silent_receiver_times_out_after_five_seconds ["--allow-loopback-webhooks"],
@@ -410,6 +411,36 @@ async fn private_addresses_are_refused_and_never_contacted(app: App) {
     );
 }
 
+async fn a_refusal_never_says_what_a_name_resolves_to(app: App) {
+    let s = app.scenario().await;
+    let ask = |url: String| {
+        app.gql_as(
+            &s.organizer_a,
+            REGISTER,
+            json!({ "e": s.event_a, "u": url, "a": null }),
+        )
+    };
+    // `localhost` stands for an internal name (intranet.example resolving to 10.1.2.3):
+    // the refusal names the field and the rule, not the address behind the name.
+    let internal = ask("http://localhost:8080/hook".into()).await;
+    assert_bad_input(&internal, &["url"]);
+    let error = internal["errors"][0].to_string();
+    assert!(error.contains("must reach a public address"), "{error}");
+    for address in ["127.0.0.1", "::1", "resolves to"] {
+        assert!(
+            !error.contains(address),
+            "the refusal leaks {address:?}: {error}"
+        );
+    }
+    // Nor whether a name exists: one that resolves nowhere is refused alike.
+    let nowhere = ask(format!("http://no-such-host-{}.invalid/hook", unique())).await;
+    assert_bad_input(&nowhere, &["url"]);
+    assert_eq!(
+        nowhere["errors"][0]["message"], internal["errors"][0]["message"],
+        "{nowhere}"
+    );
+}
+
 async fn redirects_are_not_followed(app: App) {
     let s = app.scenario().await;
     let target = Receiver::start(200, None).await;
@@ -544,6 +575,13 @@ async fn the_connect_time_check_refuses_what_registration_allowed(app: App) {
         assert!(d["attempts"][0]["statusCode"].is_null(), "{d}");
         assert!(error.contains("public address"), "{d}");
     }
+    // The attempt at the name does not say what it resolved to either.
+    let by_name_error = all
+        .iter()
+        .map(|d| d["attempts"][0]["error"].as_str().unwrap_or_default())
+        .find(|e| e.contains("/name"))
+        .expect("the attempt at the name");
+    assert!(!by_name_error.contains("127.0.0.1"), "{by_name_error}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(rx.connections(), before, "a refused address was contacted");
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::fit::ModelFit;
-use super::judge_tests;
+use super::judge_flags;
 use super::model::{Design, Engine};
 use super::prep::Rev;
 use super::types::{
@@ -115,7 +115,7 @@ fn consensus_agreement(m: &MainFit, reviews: &[usize]) -> (Option<f64>, Option<f
 }
 
 /// Every judge's estimates and flag. Engines v1 and v2 flag by the rules above, v3 by the
-/// tests of `judge_tests.rs`.
+/// tests of `judge_flags.rs`.
 pub(crate) fn judges_out(
     judge_ids: &[String],
     cand: &[Rev],
@@ -173,16 +173,16 @@ pub(crate) fn judges_out(
             }
         }
         if engine.posterior() {
-            let step = judge_tests::score_step(cand.iter().map(|r| r.y));
+            let step = judge_flags::score_step(cand.iter().map(|r| r.y));
             let mut tested = vec![false; m.design.nj];
             for j in 0..nj {
                 if let Some(lj) = m.judge_local[j] {
                     let equal = is_constant(j);
-                    constant[j] = equal && judge_tests::improbably_constant(m, &by_judge[lj], step);
+                    constant[j] = equal && judge_flags::improbably_constant(m, &by_judge[lj], step);
                     tested[lj] = scores[j].len() >= 2 && !constant[j];
                 }
             }
-            let flagged = judge_tests::discordant(m, &by_judge, &tested);
+            let flagged = judge_flags::discordant(m, &by_judge, &tested);
             for (slot, local) in tested_discordant.iter_mut().zip(m.judge_local) {
                 *slot = local.is_some_and(|lj| flagged[lj]);
             }

@@ -44,7 +44,7 @@
 //! the judges' noise is shrunk towards the typical judge's instead of the
 //! pooled noise (`fit.rs`), rank intervals come from the Gaussian posterior
 //! (`posterior.rs`), judge flags from tests with a stated false-alarm rate
-//! (`judge_tests.rs`), and the result carries the podium's certainty and an
+//! (`judge_flags.rs`), and the result carries the podium's certainty and an
 //! organizer's report (`report.rs`: convergence, signal share, summary).
 //! `verdict-calibrate/4` (issue 11) changes only the posterior draws
 //! behind the intervals and the podium's certainty (`posterior.rs`): the reviews'
@@ -277,7 +277,7 @@ mod canonical;
 mod diagnostics;
 pub(crate) mod dsu;
 mod fit;
-mod judge_tests;
+mod judge_flags;
 mod model;
 mod posterior;
 mod prep;

@@ -557,12 +557,10 @@ pub async fn api_tokens<C: ConnectionTrait>(
         .await?)
 }
 
-/// Creates (or promotes) a site administrator and gives them a fresh generated password,
-/// returned once.
 /// The operator's way back in for someone who lost their password (`verdict user
-/// reset-password`): sets a generated one-time password, returned once, and revokes every
-/// session of the account (its API tokens stay, so scripts keep running). Makes nobody an
-/// admin; an unknown email is NOT_FOUND.
+/// reset-password`): sets a generated one-time password, returned once, ends the account's
+/// reset links and revokes every session of it (its API tokens stay, so scripts keep
+/// running). Makes nobody an admin; an unknown email is NOT_FOUND.
 pub async fn operator_reset_password<C: ConnectionTrait>(
     txn: &C,
     email: &str,
@@ -576,7 +574,9 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
     let mut am = u.clone().into_active_model();
     am.password_hash = Set(Some(hash));
     am.update(txn).await?;
-    let revoked = end_sessions(txn, u.id, None, clock(txn).await?).await?;
+    let t = clock(txn).await?;
+    super::recovery::end_reset_links(txn, u.id, t).await?;
+    let revoked = end_sessions(txn, u.id, None, t).await?;
     audit::append(
         txn,
         Entry::new("user.password_reset_by_operator", "user", &u.public_id)
@@ -586,6 +586,8 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
     Ok(pass)
 }
 
+/// Creates (or promotes) a site administrator and gives them a fresh generated password,
+/// returned once (an existing account's reset links end with its old password).
 pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult<String> {
     let email = validate::email("email", email)?;
     let pass = random_string(20);
@@ -595,7 +597,9 @@ pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult
             let mut am = u.into_active_model();
             am.is_site_admin = Set(true);
             am.password_hash = Set(Some(hash));
-            am.update(txn).await?
+            let u = am.update(txn).await?;
+            super::recovery::end_reset_links(txn, u.id, clock(txn).await?).await?;
+            u
         }
         None => {
             let display = email.split('@').next().unwrap_or("admin").to_owned();

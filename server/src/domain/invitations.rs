@@ -464,7 +464,9 @@ pub async fn redeem<C: ConnectionTrait>(
                     if let Some(n) = display_name {
                         am.display_name = Set(validate::name("displayName", n, 100)?);
                     }
-                    am.update(txn).await?
+                    let u = am.update(txn).await?;
+                    super::recovery::end_reset_links(txn, u.id, t).await?;
+                    u
                 }
                 None => {
                     let name = match display_name {

@@ -14,7 +14,7 @@ use sea_orm::{
 use super::clock;
 use crate::crypto::public_id;
 use crate::error::AppResult;
-use crate::web::escape_html;
+use crate::html::escape_html;
 
 /// Where the links in messages point: `{public-url}/invite/{token}` and
 /// `{public-url}/reset/{token}`.
@@ -50,6 +50,8 @@ const PASSWORD_RESET: &str = include_str!("../../templates/mail/password_reset.t
 const EMAIL_CONFIRMATION: &str = include_str!("../../templates/mail/email_confirmation.txt");
 const EMAIL_CHANGED: &str = include_str!("../../templates/mail/email_changed.txt");
 const VOTE_LINK: &str = include_str!("../../templates/mail/vote_link.txt");
+const VOTE_ALREADY_REGISTERED: &str =
+    include_str!("../../templates/mail/vote_already_registered.txt");
 
 /// A message ready for the outbox.
 pub struct Message {
@@ -163,6 +165,29 @@ pub fn vote_link(to: &str, event_name: &str, expires: DateTime<Utc>, link: &str)
         to: to.to_owned(),
         subject: format!("Your voting link for {event_name}"),
         html: html_of(&text, link),
+        text,
+    }
+}
+
+/// The answer to a voting-link request for a mailbox that already registered to vote in
+/// `event_name` under another spelling (or, `by_account`, through a signed-in account):
+/// told to the mailbox, never to the asker.
+pub fn vote_already_registered(to: &str, event_name: &str, by_account: bool) -> Message {
+    let how = if by_account {
+        "through a Verdict account: sign in to that account to see and change your ballot"
+    } else {
+        "under another spelling of this address: the link mailed to that spelling is the \
+         way to your ballot, and asking again with that spelling mails a fresh one"
+    };
+    let text = fill(
+        VOTE_ALREADY_REGISTERED,
+        &[("event", event_name), ("how", how)],
+    );
+    Message {
+        kind: Kind::EmailConfirmation,
+        to: to.to_owned(),
+        subject: format!("You are already registered to vote in {event_name}"),
+        html: html_of(&text, ""),
         text,
     }
 }

@@ -7,7 +7,7 @@ use chrono::Duration;
 use entity::{api_token, email_confirmation, password_reset, user};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
-    QueryFilter,
+    QueryFilter, QuerySelect,
 };
 use serde_json::json;
 
@@ -87,9 +87,35 @@ pub async fn request_password_reset(
     Ok(())
 }
 
-/// `resetPassword`: sets the password of the link's account, revokes every session and API
-/// token it has, and signs in with a new session. An unknown link is NOT_FOUND, a used one
-/// CONFLICT, an expired one WINDOW_CLOSED.
+/// Why a reset link that is not live any more refuses: it was used, or it ended when the
+/// account's password changed (see [`end_reset_links`]).
+const LINK_ENDED: &str = "this reset link no longer works: it was used, or the password changed since; ask for a new one";
+
+/// Ends every reset link of `user_id` that still works, as used at `t`. Called wherever
+/// the account's password changes (a reset, `changePassword`, the operator's reset, `admin
+/// create`, an invitation that sets it), after the account's row was written (so locked
+/// on PostgreSQL: the user row first, then its links, in every writer): a link mailed
+/// before a change does not undo it, and using one link ends its siblings.
+pub(super) async fn end_reset_links<C: ConnectionTrait>(
+    txn: &C,
+    user_id: i64,
+    t: chrono::DateTime<chrono::Utc>,
+) -> AppResult<u64> {
+    let ended = password_reset::Entity::update_many()
+        .col_expr(
+            password_reset::Column::UsedAt,
+            sea_orm::sea_query::Expr::value(t),
+        )
+        .filter(password_reset::Column::UserId.eq(user_id))
+        .filter(password_reset::Column::UsedAt.is_null())
+        .exec(txn)
+        .await?;
+    Ok(ended.rows_affected)
+}
+
+/// `resetPassword`: sets the password of the link's account, ends every other reset link
+/// of it, revokes every session and API token it has, and signs in with a new session. An
+/// unknown link is NOT_FOUND, a used or ended one CONFLICT, an expired one WINDOW_CLOSED.
 pub async fn reset_password<C: ConnectionTrait>(
     txn: &C,
     token: &str,
@@ -103,7 +129,7 @@ pub async fn reset_password<C: ConnectionTrait>(
         .ok_or(AppError::NotFound("password reset link"))?;
     let t = clock(txn).await?;
     if reset.used_at.is_some() {
-        return Err(AppError::conflict("this reset link was already used"));
+        return Err(AppError::conflict(LINK_ENDED));
     }
     if reset.expires_at <= t {
         return Err(AppError::WindowClosed(
@@ -111,6 +137,12 @@ pub async fn reset_password<C: ConnectionTrait>(
         ));
     }
     validate::password("password", new_password)?;
+    // The account's row first (as every password change locks it first), so that two of
+    // its links used at once queue here instead of each ending the other's.
+    user::Entity::find_by_id(reset.user_id)
+        .lock_exclusive()
+        .one(txn)
+        .await?;
     // The conditional update makes the link single-use, however many requests race.
     let claimed = password_reset::Entity::update_many()
         .col_expr(
@@ -122,7 +154,7 @@ pub async fn reset_password<C: ConnectionTrait>(
         .exec(txn)
         .await?;
     if claimed.rows_affected != 1 {
-        return Err(AppError::conflict("this reset link was already used"));
+        return Err(AppError::conflict(LINK_ENDED));
     }
     let u = user::Entity::find_by_id(reset.user_id)
         .one(txn)
@@ -134,6 +166,7 @@ pub async fn reset_password<C: ConnectionTrait>(
     // The link reached the address: it is confirmed.
     am.email_confirmed_at = Set(Some(t));
     let u = am.update(txn).await?;
+    end_reset_links(txn, u.id, t).await?;
     let sessions = end_sessions(txn, u.id, None, t).await?;
     let tokens = api_token::Entity::update_many()
         .col_expr(
@@ -315,7 +348,8 @@ async fn check_current_password(
 }
 
 /// `changePassword`: needs the current password; every other session of the account is
-/// revoked (the one making the change stays; API tokens stay, like the operator's reset).
+/// revoked (the one making the change stays; API tokens stay, like the operator's reset),
+/// and every reset link it has ends.
 pub async fn change_password(
     db: &crate::db::Db,
     actor: &Actor,
@@ -340,6 +374,7 @@ pub async fn change_password(
         .filter(user::Column::Id.eq(actor.user.id))
         .exec(&txn)
         .await?;
+    end_reset_links(&txn, actor.user.id, t).await?;
     let revoked = end_sessions(&txn, actor.user.id, keep, t).await?;
     audit::append(
         &txn,

@@ -320,9 +320,12 @@ pub async fn voter_count<C: ConnectionTrait>(db: &C, campaign_id: i64) -> AppRes
 
 /// `registerVoter`: sends a single-use voting link to `raw` through the outbox, while the
 /// campaign (an email mode) takes votes. An address on no allowlist of an
-/// `email_allowlist` campaign is FORBIDDEN; another spelling of a mailbox that already
-/// registered is a CONFLICT; the same address again gets a fresh link (the old one stops
-/// working). Throttled per mailbox, per client address and per event (RATE_LIMITED).
+/// `email_allowlist` campaign is FORBIDDEN; the same address again gets a fresh link (the
+/// old one stops working). A mailbox that already registered under another spelling (or
+/// through an account) gets no link but a message saying so: the asker's answer, and the
+/// work done for it (one message queued, one audit entry), are the same as for a mailbox
+/// never seen, so the answer tells nobody who registered; only the mailbox learns it.
+/// Throttled per mailbox, per client address and per event (RATE_LIMITED).
 pub async fn register<C: ConnectionTrait>(
     txn: &C,
     e: &event::Model,
@@ -376,9 +379,15 @@ pub async fn register<C: ConnectionTrait>(
         .await?;
     let (v, action) = match existing {
         Some(v) if v.address != address || v.user_id.is_some() => {
-            return Err(AppError::conflict(
-                "this mailbox is already registered to vote (under another spelling)",
-            ));
+            let message = outbox::vote_already_registered(&address, &e.name, v.user_id.is_some());
+            outbox::enqueue(txn, message, None, None).await?;
+            audit::append(
+                txn,
+                Entry::new("voter.registration_repeated", "voter", &v.public_id)
+                    .in_event(&e.external_id),
+            )
+            .await?;
+            return Ok(());
         }
         Some(v) => {
             let mut row: voter::ActiveModel = v.into();

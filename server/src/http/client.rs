@@ -34,14 +34,6 @@ pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr
         .unwrap_or(peer)
 }
 
-/// `--trusted-proxies` takes CIDRs (`10.0.0.0/8`) or single addresses (`127.0.0.1`).
-pub fn parse_proxy(s: &str) -> Result<IpNet, String> {
-    s.trim()
-        .parse::<IpNet>()
-        .or_else(|_| s.trim().parse::<IpAddr>().map(IpNet::from))
-        .map_err(|_| format!("{s:?} is not an address or a CIDR such as 10.0.0.0/8"))
-}
-
 /// The rate limiter's key: the client address, as above.
 #[derive(Clone)]
 pub struct ClientIp {
@@ -64,6 +56,7 @@ impl KeyExtractor for ClientIp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse_proxy;
 
     fn headers(xff: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

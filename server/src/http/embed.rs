@@ -21,7 +21,7 @@ use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
 use super::AppState;
 use crate::domain::event_by_slug;
 use crate::error::AppError;
-use crate::web::escape_html;
+use crate::html::escape_html;
 
 /// At most this many projects on the page; the rest are a link away.
 pub const EMBED_LIMIT: u64 = 200;

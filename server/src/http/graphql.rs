@@ -504,7 +504,7 @@ pub(super) async fn get(
 ) -> Response {
     let (query, extensions) = (params.get("query"), params.get("extensions"));
     if query.is_none() && extensions.is_none() {
-        return crate::web::playground().into_response();
+        return super::assets::playground().into_response();
     }
     let request_id = caller.request_id.clone();
     let request_id = request_id.as_str();

@@ -28,6 +28,7 @@ use tower_http::trace::TraceLayer;
 use crate::config::Limits;
 use crate::graphql::{Services, VerdictSchema};
 
+pub mod assets;
 pub mod auth;
 pub mod client;
 pub mod embed;
@@ -46,7 +47,7 @@ pub struct AppState {
     /// Tells open websockets that the server is stopping.
     pub shutdown: Shutdown,
     /// Where the web client's files come from.
-    pub client: crate::web::ClientFiles,
+    pub client: assets::ClientFiles,
     /// Query texts that clients name by their hash (`graphql::PersistedQueries`).
     pub persisted: Arc<graphql::PersistedQueries>,
     /// Answers shared by anonymous requests while nothing is committed
@@ -122,7 +123,7 @@ impl AppState {
             services,
             rate_limit,
             shutdown: Shutdown::default(),
-            client: crate::web::ClientFiles::default(),
+            client: assets::ClientFiles::default(),
             persisted: Arc::default(),
             shared: Arc::default(),
             metrics: None,
@@ -162,7 +163,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/.well-known/verdict-signing-key", get(signing_key))
         .route("/metrics", get(observe::metrics))
-        .fallback(crate::web::serve)
+        .fallback(assets::serve)
         .layer(SetResponseHeaderLayer::overriding(
             header::X_FRAME_OPTIONS,
             HeaderValue::from_static("DENY"),

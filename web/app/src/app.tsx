@@ -18,7 +18,7 @@ import { EventNameContext, Page } from './ui';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Params = any;
 
-/** Every page of the client. server/src/web.rs serves index.html under the same prefixes. */
+/** Every page of the client. server/src/http/assets.rs serves index.html under the same prefixes (a test holds them equal). */
 export const ROUTES: [string, ComponentType<Params>][] = [
   ['/', EventsPage],
   ['/login', LoginPage],

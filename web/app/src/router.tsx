@@ -1,5 +1,5 @@
 // A small history router: paths are the client's pages (the server serves index.html for
-// each prefix listed in server/src/web.rs), links are plain <a href> that navigate in place.
+// each prefix listed in server/src/http/assets.rs), links are plain <a href> that navigate in place.
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 

@@ -21,19 +21,10 @@ use axum::response::{Html, IntoResponse, Response};
 
 use crate::http::AppState;
 
-/// Text made safe inside HTML elements and quoted attributes.
-pub(crate) fn escape_html(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
-const INDEX: &str = include_str!("../../web/index.html");
-const PLAYGROUND: &str = include_str!("../../web/playground.html");
+const INDEX: &str = include_str!("../../../web/index.html");
+const PLAYGROUND: &str = include_str!("../../../web/playground.html");
 /// The page behind invitation, password-reset and email-confirmation links.
-const LINK_PAGE: &str = include_str!("../../web/invite.html");
+const LINK_PAGE: &str = include_str!("../../../web/invite.html");
 /// For the fallback pages with inline scripts (and the minimal playground).
 const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
 /// The client: scripts and styles only from its own files; the websocket is same-origin.
@@ -43,7 +34,7 @@ const APP_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
 /// binary was built without npm.
 const APP_ASSETS: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/app_assets.rs"));
 
-const GRAPHIQL_PAGE: &str = include_str!("../../web/graphiql/index.html");
+const GRAPHIQL_PAGE: &str = include_str!("../../../web/graphiql/index.html");
 const GRAPHIQL_JS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/graphiql.js"));
 const GRAPHIQL_CSS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/graphiql.css"));
 /// GraphiQL: no inline script; inline styles (React sets `style` attributes); fonts and icons
@@ -146,18 +137,22 @@ fn is_link(path: &str, prefix: &str) -> bool {
     })
 }
 
+/// The client's pages without parameters: the paths of `ROUTES` in `web/app/src/app.tsx`
+/// that have no `:param` (a test holds the two equal).
+const PAGES: [&str; 6] = [
+    "/",
+    "/login",
+    "/signup",
+    "/forgot",
+    "/account",
+    "/new-event",
+];
+/// The first segment of every path of `ROUTES` that has a `:param`.
+const PREFIXES: [&str; 5] = ["/e/", "/invite/", "/reset/", "/confirm/", "/join/"];
+
 /// The client's pages (`ROUTES` in `web/app/src/app.tsx`): the client answers an unknown
 /// path below these prefixes with its own "page not found".
 fn is_client_path(path: &str) -> bool {
-    const PAGES: [&str; 6] = [
-        "/",
-        "/login",
-        "/signup",
-        "/forgot",
-        "/account",
-        "/new-event",
-    ];
-    const PREFIXES: [&str; 5] = ["/e/", "/invite/", "/reset/", "/confirm/", "/join/"];
     PAGES.contains(&path)
         || PREFIXES
             .iter()
@@ -209,7 +204,65 @@ pub async fn serve(State(st): State<AppState>, uri: axum::http::Uri) -> Response
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
+
+    /// The path patterns of `ROUTES` in the client's route table, as written there.
+    fn routes() -> Vec<&'static str> {
+        const APP: &str = include_str!("../../../web/app/src/app.tsx");
+        let table = APP
+            .split_once("export const ROUTES")
+            .and_then(|(_, rest)| rest.split_once("\n];"))
+            .map(|(table, _)| table)
+            .expect("app.tsx declares `export const ROUTES ... ];`");
+        let routes: Vec<&str> = table
+            .lines()
+            .filter_map(|l| {
+                l.trim()
+                    .strip_prefix("['")?
+                    .split_once('\'')
+                    .map(|(p, _)| p)
+            })
+            .collect();
+        assert!(routes.len() > 10, "ROUTES read as {routes:?}");
+        routes
+    }
+
+    #[test]
+    fn the_server_serves_the_client_at_exactly_its_routes() {
+        let routes = routes();
+        // Each route, its parameters filled in, is served the client.
+        for r in &routes {
+            let path: Vec<&str> = r
+                .split('/')
+                .map(|seg| if seg.starts_with(':') { "x7" } else { seg })
+                .collect();
+            let path = path.join("/");
+            assert!(
+                is_client_path(&path),
+                "{r} (as {path}) is not served the client"
+            );
+        }
+        // And the server's lists are the routes': no page or prefix the client lacks.
+        let pages: BTreeSet<&str> = routes
+            .iter()
+            .copied()
+            .filter(|r| !r.contains(':'))
+            .collect();
+        assert_eq!(
+            pages,
+            PAGES.into_iter().collect(),
+            "pages without parameters"
+        );
+        let prefixes: BTreeSet<String> = routes
+            .iter()
+            .filter(|r| r.contains(':'))
+            .map(|r| format!("/{}/", r.split('/').nth(1).unwrap_or_default()))
+            .collect();
+        let served: BTreeSet<String> = PREFIXES.iter().map(|p| p.to_string()).collect();
+        assert_eq!(prefixes, served, "prefixes of the pages with parameters");
+    }
 
     #[test]
     fn client_paths_are_the_routes_and_nothing_else() {

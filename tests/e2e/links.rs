@@ -81,11 +81,21 @@ async fn a_link_says_what_it_is_and_when_it_no_longer_works(app: App) {
         link(&app, "INVITATION", &bo_token).await["state"],
         "REVOKED"
     );
-    probe
-        .execute(&format!(
-            "UPDATE invitations SET expires_at = created_at WHERE email = '{cy}'"
-        ))
-        .await;
+    {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+        let db = app.db.connect().await;
+        let past = chrono::Utc::now() - chrono::Duration::hours(1);
+        entity::invitation::Entity::update_many()
+            .col_expr(
+                entity::invitation::Column::CreatedAt,
+                Expr::value(past - chrono::Duration::days(1)),
+            )
+            .col_expr(entity::invitation::Column::ExpiresAt, Expr::value(past))
+            .filter(entity::invitation::Column::Email.eq(cy.as_str()))
+            .exec(&db.conn)
+            .await
+            .expect("expire the invitation");
+    }
     let late = link(&app, "INVITATION", &cy_token).await;
     assert_eq!(late["state"], "EXPIRED", "{late}");
     assert_eq!(late["role"], "PARTICIPANT");

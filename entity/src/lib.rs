@@ -29,6 +29,7 @@ pub mod result_publication;
 pub mod review;
 pub mod review_revision;
 pub mod session;
+pub mod setup_link;
 pub mod team;
 pub mod team_member;
 pub mod track;

@@ -8,10 +8,10 @@
 //! - `demo-finals`: every window in the past, reviews in place, calibrated and published as
 //!   final results that verify offline.
 //!
-//! Plus three accounts with fresh passwords (organizer, judge, participant), returned to
-//! the command line to print once. Each has something to do: the participant's team has a
-//! draft to submit on `demo-hack`, the judge has a queue on `demo-judging`, the organizer
-//! runs all three.
+//! Plus four accounts with fresh passwords (site admin, organizer, judge, participant),
+//! returned to the command line to print once. Each has something to do: the site admin
+//! creates events (only site admins may), the participant's team has a draft to submit on
+//! `demo-hack`, the judge has a queue on `demo-judging`, the organizer runs all three.
 
 use chrono::{DateTime, Duration, Utc};
 use entity::event;
@@ -42,7 +42,10 @@ const IDEAS: [&str; 8] = [
     "peer-reviewed recipe costs",
 ];
 
-/// Demo accounts that `serve --demo` creates with generated passwords.
+/// Demo accounts that `serve --demo` creates with generated passwords. The site admin
+/// holds no role in the demo events: their thing to do is to create an event of their own.
+pub const SITE_ADMIN: &str = "admin@demo.verdict.local";
+/// See [`SITE_ADMIN`].
 pub const ORGANIZER: &str = "organizer@demo.verdict.local";
 pub const JUDGE: &str = "judge@demo.verdict.local";
 pub const PARTICIPANT: &str = "participant@demo.verdict.local";
@@ -433,8 +436,8 @@ pub fn finished_fixture(now: DateTime<Utc>) -> Value {
     event_fixture(event, FINALS.roster(), projects, reviews)
 }
 
-/// Creates the demo organizer, judge and participant with fresh passwords (returned once)
-/// and gives them their roles in the demo event, with one audit entry.
+/// Creates the demo site admin, organizer, judge and participant with fresh passwords
+/// (returned once) and gives them their roles in the demo events, with one audit entry.
 async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     txn: &C,
     event: &event::Model,
@@ -446,6 +449,22 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
     let mut out = vec![];
+    // The site admin first: the one account that can create an event from nothing.
+    let pass = crate::crypto::random_string(16);
+    let hash = crate::crypto::password::hash(&pass).map_err(AppError::Internal)?;
+    user::ActiveModel {
+        public_id: Set(crate::crypto::public_id("usr")),
+        email: Set(SITE_ADMIN.to_owned()),
+        display_name: Set("Demo Site Admin".to_owned()),
+        password_hash: Set(Some(hash)),
+        is_site_admin: Set(true),
+        created_at: Set(domain::clock(txn).await?),
+        email_confirmed_at: Set(Some(domain::clock(txn).await?)),
+        ..Default::default()
+    }
+    .insert(txn)
+    .await?;
+    out.push((SITE_ADMIN, "site admin".to_owned(), pass));
     for (email, role, name) in [
         (ORGANIZER, Role::Organizer, "Demo Organizer"),
         (JUDGE, Role::Judge, "Demo Judge"),
@@ -499,7 +518,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
         txn,
         crate::audit::Entry::new("demo.accounts_created", "event", &event.public_id)
             .in_event(&event.external_id)
-            .with(json!({ "accounts": [ORGANIZER, JUDGE, PARTICIPANT] })),
+            .with(json!({ "accounts": [SITE_ADMIN, ORGANIZER, JUDGE, PARTICIPANT] })),
     )
     .await?;
     Ok(out)

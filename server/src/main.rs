@@ -748,6 +748,21 @@ async fn seed_demo(db: &Db, signer: &Signer25519) -> Result<(), AppError> {
     Ok(())
 }
 
+/// A deployment with no account yet: the one-time link that makes its first account the
+/// site admin, on lines of its own so it stands out of the log.
+fn print_setup_link(link: &str, expires: chrono::DateTime<chrono::Utc>) {
+    println!();
+    println!("  No account exists yet. Open this one-time link to create the site admin:");
+    println!();
+    println!("      {link}");
+    println!();
+    println!(
+        "  It works once and until {} (a restart while there is still no account prints a new one).",
+        expires.format("%Y-%m-%d %H:%M UTC")
+    );
+    println!();
+}
+
 async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
     let db = open(&store).await?;
     let signer = std::sync::Arc::new(signing_key(&db, &store).await?);
@@ -771,6 +786,9 @@ async fn serve(store: StoreConfig, cfg: ServeConfig) -> Result<(), AppError> {
         .public_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
+    if let Some((token, expires)) = verdict::domain::setup::issue_if_empty(&db).await? {
+        print_setup_link(&verdict::domain::setup::link(&public_url, &token), expires);
+    }
     let mail = verdict::mail::Wake::default();
     if let Some(smtp) = smtp {
         tokio::spawn(verdict::mail::run(db.clone(), smtp, mail.clone()));

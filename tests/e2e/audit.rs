@@ -164,6 +164,20 @@ fn schema_mutations() -> BTreeSet<String> {
 
 async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     let mut steps = Steps::new(&app);
+    // First, while no account exists: the printed setup link, used once, then refused.
+    let link =
+        crate::setup::printed_setup_link(&app).expect("a fresh deployment prints a setup link");
+    let token = link.rsplit('/').next().unwrap_or_default();
+    let set_up = "mutation($t: String!, $e: String!, $p: String!) {
+        setUpSite(token: $t, email: $e, password: $p, displayName: \"First\") { token } }";
+    let first =
+        json!({ "t": token, "e": format!("first-{}@example.org", unique()), "p": PASSWORD });
+    steps
+        .step(Succeeds, "setUpSite", None, set_up, first.clone())
+        .await;
+    steps
+        .step(Refused, "setUpSite (used)", None, set_up, first)
+        .await;
     let admin = app.site_admin().await;
     let admin = Some(admin.as_str());
     let t = unique();

@@ -21,6 +21,7 @@ e2e! {
     // listening) rather than making the server contact a public address.
     browser_stories ["--allow-loopback-webhooks"],
     browser_demo ["--demo"],
+    browser_setup,
 }
 
 /// Said past the harness's output capture, on a line `.ci/run` can find.
@@ -73,7 +74,7 @@ async fn browser_stories(app: App) {
 /// passwords the operator's `verdict user reset-password` gives.
 async fn browser_demo(app: App) {
     let mut env = vec![("VERDICT_DEMO".to_owned(), "1".to_owned())];
-    for role in ["organizer", "judge", "participant"] {
+    for role in ["admin", "organizer", "judge", "participant"] {
         let email = format!("{role}@demo.verdict.local");
         let out = app
             .cli(&["user", "reset-password", "--email", &email])
@@ -83,6 +84,14 @@ async fn browser_demo(app: App) {
         env.push((var, out.stdout.trim().to_owned()));
     }
     playwright(&app, "demo", &["e2e/demo.spec.ts"], &env).await;
+}
+
+/// A fresh deployment in the browser: `e2e/setup.spec.ts` follows the setup link the
+/// server printed (no account exists yet) and creates an event as the new site admin.
+async fn browser_setup(app: App) {
+    let link = crate::setup::printed_setup_link(&app).expect("a fresh server prints a setup link");
+    let env = [("VERDICT_SETUP_LINK".to_owned(), link)];
+    playwright(&app, "setup", &["e2e/setup.spec.ts"], &env).await;
 }
 
 /// Runs Playwright Test in `web/app` against `app` (unless something it needs is missing:

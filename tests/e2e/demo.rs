@@ -1,5 +1,6 @@
-//! `serve --demo`: every printed account has something to do, and the operator can get
-//! anyone back in with `verdict user reset-password`.
+//! `serve --demo`: every printed account (site admin, organizer, judge, participant) has
+//! something to do, and the operator can get anyone back in with `verdict user
+//! reset-password`.
 
 use serde_json::{Value, json};
 
@@ -107,4 +108,37 @@ async fn every_demo_account_has_something_to_do(app: App) {
     let p = &progress["event"]["judgingProgress"];
     assert!(p["done"].as_i64().unwrap_or(0) >= 7, "{progress}");
     assert!(p["pending"].as_i64().unwrap_or(0) >= 2, "{progress}");
+
+    // The site admin creates an event of their own, and organizes it.
+    let password = reset_password(&app, "admin@demo.verdict.local").await;
+    let admin = app.log_in("admin@demo.verdict.local", &password).await;
+    let me = app
+        .ok(
+            Some(&admin),
+            "{ viewer { user { isSiteAdmin } } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(me["viewer"]["user"]["isSiteAdmin"], true, "{me}");
+    let created = app
+        .ok(
+            Some(&admin),
+            "mutation($i: CreateEventInput!) { createEvent(input: $i) { slug myRoles } }",
+            json!({ "i": {
+                "name": "The admin's own hack",
+                "slug": "admins-own-hack",
+                "submissionsOpen": "2030-01-01T09:00:00Z",
+                "submissionsClose": "2030-01-02T09:00:00Z",
+            } }),
+        )
+        .await;
+    assert_eq!(
+        created["createEvent"]["slug"], "admins-own-hack",
+        "{created}"
+    );
+    assert_eq!(
+        created["createEvent"]["myRoles"],
+        json!(["ORGANIZER"]),
+        "{created}"
+    );
 }

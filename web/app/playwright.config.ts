@@ -6,8 +6,12 @@ import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
   testDir: './e2e',
-  // demo.spec.ts needs a server started with --demo (tests/e2e/browser.rs runs it alone).
-  testIgnore: process.env.VERDICT_DEMO ? [] : ['**/demo.spec.ts'],
+  // demo.spec.ts needs a server started with --demo, setup.spec.ts one with no account and
+  // its printed setup link in VERDICT_SETUP_LINK (tests/e2e/browser.rs runs each alone).
+  testIgnore: [
+    ...(process.env.VERDICT_DEMO ? [] : ['**/demo.spec.ts']),
+    ...(process.env.VERDICT_SETUP_LINK ? [] : ['**/setup.spec.ts']),
+  ],
   timeout: 90_000,
   expect: { timeout: 15_000 },
   fullyParallel: true,

@@ -327,6 +327,31 @@ impl Loader<EventId> for EventRosters {
     }
 }
 
+/// Each event's setup checklist ([`crate::domain::checklist`]): eight grouped counts per
+/// batch, however many events a page lists.
+pub struct EventChecklists(pub Db);
+
+impl Loader<EventId> for EventChecklists {
+    type Value = Vec<crate::domain::checklist::Step>;
+    type Error = LoadError;
+
+    async fn load(&self, keys: &[EventId]) -> Result<HashMap<EventId, Self::Value>, Self::Error> {
+        let events = event::Entity::find()
+            .filter(event::Column::Id.is_in(keys.iter().map(|k| k.0)))
+            .all(&self.0.conn)
+            .await
+            .map_err(Arc::new)?;
+        let now = crate::db::now(&self.0.conn).await.map_err(Arc::new)?;
+        let lists = crate::domain::checklist::checklists(&self.0.conn, &events, now)
+            .await
+            .map_err(|e| match e {
+                AppError::Db(e) => Arc::new(e),
+                other => Arc::new(sea_orm::DbErr::Custom(other.to_string())),
+            })?;
+        Ok(lists.into_iter().map(|(k, v)| (EventId(k), v)).collect())
+    }
+}
+
 /// The loaders of one request (their caches live as long as the request), one per kind of
 /// key, each made on first use: most requests (and every idle websocket, which keeps its
 /// connection's data) use a few of them or none.
@@ -376,6 +401,7 @@ loaders! {
     latest_publication: LatestPublication,
     rosters: EventRosters,
     projects_by_external_id: ProjectByExternalId,
+    checklists: EventChecklists,
 }
 
 /// Access to the request's loaders.

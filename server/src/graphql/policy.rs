@@ -97,6 +97,10 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::mutation::records::POLICIES,
     super::mutation::webhooks::POLICIES,
     super::object::webhooks::POLICIES,
+    super::mutation::setup::POLICIES,
+    super::object::links::POLICIES,
+    super::object::checklist::POLICIES,
+    super::object::my_events::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.

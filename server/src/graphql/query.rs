@@ -20,6 +20,9 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Query.events", Rule::Public),
     ("Query.project", Rule::Public),
     ("Query.signingKey", Rule::Public),
+    // The token is the credential; an unknown one is NOT_FOUND.
+    ("Query.setupLink", Rule::Public),
+    ("Query.link", Rule::Public),
 ];
 
 #[derive(Default)]
@@ -76,6 +79,38 @@ impl Query {
             pem: public.to_pem(),
             fingerprint: public.fingerprint(),
         }
+    }
+    /// The first-run setup link that `verdict serve` printed (anyone holding it): whether it
+    /// still works, read without using it. NOT_FOUND for a token that is not one.
+    async fn setup_link(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The token: the last part of the setup link.")] token: String,
+    ) -> async_graphql::Result<super::object::links::SetupLink> {
+        let (state, row) = crate::domain::setup::state(&ctx.db().conn, &token)
+            .await
+            .gql(ctx)?;
+        Ok(super::object::links::SetupLink {
+            state: state.into(),
+            expires_at: row.expires_at,
+        })
+    }
+    /// What a link someone was sent is (anyone holding it), read without using it: the
+    /// event, role, team and masked address it is for, and whether it still works.
+    /// NOT_FOUND for a token that is not a link of this kind.
+    async fn link(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            desc = "Which page the link opens (`/invite/`, `/reset/`, `/confirm/`, `/join/`)."
+        )]
+        kind: super::object::links::LinkKind,
+        #[graphql(desc = "The token: the last part of the link.")] token: String,
+    ) -> async_graphql::Result<super::object::links::Link> {
+        let info = crate::domain::links::read(&ctx.db().conn, kind.into(), &token)
+            .await
+            .gql(ctx)?;
+        Ok(super::object::links::Link(info))
     }
     /// A project by id or external id; null when unknown or not visible to the caller
     /// (drafts are visible to their team and the organizers).

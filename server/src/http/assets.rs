@@ -139,16 +139,19 @@ fn is_link(path: &str, prefix: &str) -> bool {
 
 /// The client's pages without parameters: the paths of `ROUTES` in `web/app/src/app.tsx`
 /// that have no `:param` (a test holds the two equal).
-const PAGES: [&str; 6] = [
+const PAGES: [&str; 7] = [
     "/",
     "/login",
     "/signup",
     "/forgot",
     "/account",
     "/new-event",
+    "/my-events",
 ];
 /// The first segment of every path of `ROUTES` that has a `:param`.
-const PREFIXES: [&str; 5] = ["/e/", "/invite/", "/reset/", "/confirm/", "/join/"];
+const PREFIXES: [&str; 6] = [
+    "/e/", "/invite/", "/reset/", "/confirm/", "/join/", "/setup/",
+];
 
 /// The client's pages (`ROUTES` in `web/app/src/app.tsx`): the client answers an unknown
 /// path below these prefixes with its own "page not found".
@@ -273,11 +276,14 @@ mod tests {
             "/e/x/admin/audit",
             "/invite/abc",
             "/join/K7",
+            "/setup/vsu_abc",
+            "/my-events",
         ] {
             assert!(is_client_path(p), "{p}");
         }
         for p in [
             "/e/",
+            "/setup/",
             "/graphql",
             "/healthz",
             "/assets/x.js",

@@ -67,6 +67,8 @@ pub struct App {
     child: Child,
     /// Every line the server wrote to stderr (its log), in order.
     stderr: Arc<Mutex<Vec<String>>>,
+    /// Every line the server printed on stdout (what an operator reads), in order.
+    stdout: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for App {
@@ -124,11 +126,16 @@ impl App {
 
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
+        let printed: Arc<Mutex<Vec<String>>> = Arc::default();
+        let keep = printed.clone();
         let port = tokio::time::timeout(Duration::from_secs(60), async {
             loop {
                 match lines.next_line().await {
                     Ok(Some(line)) => {
                         eprintln!("[verdict:out] {line}");
+                        keep.lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(line.clone());
                         if let Some(rest) = line.split("verdict listening on http://").nth(1) {
                             let port = rest
                                 .rsplit(':')
@@ -153,9 +160,11 @@ impl App {
             }
             Err(_) => panic!("verdict {args:?} did not print its listening line within 60 s"),
         };
+        let keep = printed.clone();
         tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 eprintln!("[verdict:out] {line}");
+                keep.lock().unwrap_or_else(|p| p.into_inner()).push(line);
             }
         });
 
@@ -170,7 +179,17 @@ impl App {
             db,
             child,
             stderr: logged,
+            stdout: printed,
         }
+    }
+
+    /// The lines the server has printed on stdout so far (everything up to its listening
+    /// line is there once [`App::spawn_on`] returns).
+    pub fn printed_lines(&self) -> Vec<String> {
+        self.stdout
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The lines the server has written to stderr so far.

@@ -79,3 +79,19 @@ test('the demo organizer watches judging and reads the calibration runs', async 
   await expect(page.locator('svg.forest').first()).toBeVisible();
   await snapshot(page, info, 'demo-calibration');
 });
+
+test('the demo site admin creates an event of their own from the events page', async ({ page }, info) => {
+  await logIn(page, demo('admin'));
+  await page.goto('/');
+  await heading(page, 'Events');
+  await page.getByRole('link', { name: 'New event' }).click();
+  await heading(page, 'New event');
+  await checkA11y(page, 'the demo admin\'s new event page');
+  await page.getByLabel('Name').fill('The demo admin\'s hack');
+  await page.getByLabel('Slug').fill('demo-admin-hack');
+  await page.getByLabel('Submissions open').fill('2030-03-01T09:00');
+  await page.getByLabel('Submissions close').fill('2030-03-02T17:00');
+  await page.getByRole('button', { name: 'Create the event' }).click();
+  await expect(page).toHaveURL(/\/e\/demo-admin-hack\/admin$/);
+  await snapshot(page, info, 'demo-admin-new-event');
+});

@@ -142,7 +142,7 @@ export async function logIn(page: Page, who: { email: string; password: string }
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await expect(page).toHaveURL(/\/account$/);
+  await expect(page).toHaveURL(/\/my-events$/);
 }
 
 /** axe-core on the page as it is now: no serious or critical violation. */

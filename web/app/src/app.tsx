@@ -10,6 +10,8 @@ import * as Org from './pages/organizer';
 import { MyProjectPage, TeamPage } from './pages/participant';
 import { EventPage, EventsPage, GalleryPage, ProjectPage, ResultsPage, VerifyPage } from './pages/public';
 import { Link, match, useLocation } from './router';
+import { MyEventsPage } from './pages/my-events';
+import { SetupPage } from './pages/setup';
 import { VotePage } from './pages/vote';
 import { SessionProvider, useSession } from './session';
 import { EventNameContext, Page } from './ui';
@@ -25,11 +27,13 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/signup', SignupPage],
   ['/forgot', ForgotPage],
   ['/account', AccountPage],
+  ['/my-events', MyEventsPage],
   ['/new-event', Org.NewEventPage],
   ['/invite/:token', (p) => <LinkPage kind="invite" token={p.token} />],
   ['/reset/:token', (p) => <LinkPage kind="reset" token={p.token} />],
   ['/confirm/:token', (p) => <LinkPage kind="confirm" token={p.token} />],
   ['/join/:code', JoinPage],
+  ['/setup/:token', SetupPage],
   ['/e/:slug', EventPage],
   ['/e/:slug/projects', GalleryPage],
   ['/e/:slug/projects/:id', ProjectPage],

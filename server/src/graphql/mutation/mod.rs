@@ -14,6 +14,7 @@ pub mod prize;
 pub mod project;
 pub mod records;
 pub mod results;
+pub mod setup;
 pub mod voting;
 pub mod webhooks;
 mod write;
@@ -43,4 +44,5 @@ pub struct Mutation(
     comment::CommentMutation,
     records::RecordsMutation,
     webhooks::WebhookMutation,
+    setup::SetupMutation,
 );

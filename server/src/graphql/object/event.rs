@@ -53,6 +53,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.myRoles", Rule::SignedIn),
     ("Event.members", Rule::Organizer),
     ("Event.auditLog", Rule::Organizer),
+    ("Event.setupSteps", Rule::Organizer),
     ("Event.commentsToTeams", Rule::Public),
     ("Event.rubric", Rule::Public),
     // The caller's own judging work (empty for non-judges).
@@ -451,6 +452,25 @@ impl Event {
             .await
             .gql(ctx)?;
         Ok(rows.into_iter().map(Recusal).collect())
+    }
+    /// The setup checklist (organizers only): tracks, rubric, judging windows, judges
+    /// invited, assignments, judging, calibration, publication, in order, each checked from
+    /// the data.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn setup_steps(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<super::checklist::SetupStep>> {
+        let steps = maybe(ctx, ctx.loaders().checklists(), EventId(self.0.id))
+            .await?
+            .unwrap_or_default();
+        Ok(steps
+            .into_iter()
+            .map(|step| super::checklist::SetupStep {
+                event_id: self.0.id,
+                step,
+            })
+            .collect())
     }
     /// Judging progress (organizers only).
     #[graphql(complexity = "cost::load(child_complexity)")]

@@ -4,9 +4,12 @@
 //! field of its types; [`super::policy`] collects them.
 
 pub mod audit;
+pub mod checklist;
 pub mod comment;
 pub mod event;
 pub mod judging;
+pub mod links;
+pub mod my_events;
 pub mod people;
 pub mod prize;
 pub mod project;

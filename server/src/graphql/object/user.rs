@@ -18,6 +18,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Viewer.user", Rule::OwnUser),
     ("Viewer.memberships", Rule::OwnUser),
     ("Viewer.apiTokens", Rule::OwnUser),
+    ("Viewer.myEvents", Rule::OwnUser),
     // A session exists only in the response to whoever just proved the password.
     ("Session.token", Rule::Public),
     ("Session.user", Rule::Public),
@@ -185,6 +186,26 @@ impl Viewer {
             .await
             .gql(ctx)?;
         Ok(rows.into_iter().map(Membership).collect())
+    }
+    /// The caller's events, each with their roles and what they have to do next there
+    /// (a judge's queue, a team's drafts, an organizer's next setup step), in the order
+    /// they joined them.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn my_events(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<super::my_events::MyEvent>> {
+        let now = crate::domain::clock(&ctx.db().conn).await.gql(ctx)?;
+        let rows = crate::domain::my_events::my_events(&ctx.db().conn, self.0.id, now)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| super::my_events::MyEvent {
+                user_id: self.0.id,
+                row,
+            })
+            .collect())
     }
     /// The caller's personal API tokens (never the secret).
     #[graphql(complexity = "cost::short_list(child_complexity)")]

@@ -6,6 +6,7 @@ import { request, useMutation, useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link, navigate } from '../router';
 import { useSession, ViewerQuery, type Viewer } from '../session';
+import { LinkGate } from './links';
 import { Badge, Confirm, CopyButton, download, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, When } from '../ui';
 import './account.css';
 
@@ -114,7 +115,7 @@ export function LoginPage() {
           e.preventDefault();
           if (await m.run({ email, password })) {
             await refresh();
-            navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/account');
+            navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/my-events');
           }
         }}
       >
@@ -646,10 +647,14 @@ const LINK_TITLES = {
   confirm: 'Confirm your email address',
 } as const;
 
+const LINK_KINDS = { invite: 'INVITATION', reset: 'PASSWORD_RESET', confirm: 'EMAIL_CONFIRMATION' } as const;
+
 export function LinkPage({ kind, token }: { kind: 'invite' | 'reset' | 'confirm'; token: string }) {
   return (
     <Page title={LINK_TITLES[kind]}>
-      {kind === 'confirm' ? <ConfirmLink token={token} /> : kind === 'reset' ? <ResetLink token={token} /> : <InviteLink token={token} />}
+      <LinkGate kind={LINK_KINDS[kind]} token={token}>
+        {() => (kind === 'confirm' ? <ConfirmLink token={token} /> : kind === 'reset' ? <ResetLink token={token} /> : <InviteLink token={token} />)}
+      </LinkGate>
     </Page>
   );
 }
@@ -832,34 +837,42 @@ export function JoinPage({ code }: { code: string }) {
   if (!session.viewer)
     return (
       <Page title="Join a team">
-        <p>
-          Someone shared a link to join their team. <Link href={`/login?next=${encodeURIComponent(here)}`}>Log in</Link> first, or{' '}
-          <Link href={`/signup?next=${encodeURIComponent(here)}`}>create an account</Link>; you come back here after.
-        </p>
+        <LinkGate kind="TEAM_JOIN" token={code}>
+          {() => (
+            <p class="narrow">
+              Someone shared a link to join their team. <Link href={`/login?next=${encodeURIComponent(here)}`}>Log in</Link> first, or{' '}
+              <Link href={`/signup?next=${encodeURIComponent(here)}`}>create an account</Link>; you come back here after.
+            </p>
+          )}
+        </LinkGate>
       </Page>
     );
+  const me = session.viewer.user;
   return (
     <Page title="Join a team">
-      <div class="narrow">
-        <p>
-          Someone shared a link to join their team. You join it as <strong>{session.viewer.user.displayName}</strong>; you can be on one team per
-          event.
-        </p>
-        <ErrorNote error={m.error} />
-        <button
-          type="button"
-          disabled={m.loading}
-          onClick={async () => {
-            const d = await m.run({ inviteCode: code });
-            if (!d) return;
-            flash = `You joined ${d.joinTeam.name}.`;
-            await session.refresh();
-            navigate(`/e/${encodeURIComponent(d.joinTeam.event.slug)}/team`);
-          }}
-        >
-          Join the team
-        </button>
-      </div>
+      <LinkGate kind="TEAM_JOIN" token={code}>
+        {() => (
+          <div class="narrow">
+            <p>
+              Someone shared a link to join their team. You join it as <strong>{me.displayName}</strong>; you can be on one team per event.
+            </p>
+            <ErrorNote error={m.error} />
+            <button
+              type="button"
+              disabled={m.loading}
+              onClick={async () => {
+                const d = await m.run({ inviteCode: code });
+                if (!d) return;
+                flash = `You joined ${d.joinTeam.name}.`;
+                await session.refresh();
+                navigate(`/e/${encodeURIComponent(d.joinTeam.event.slug)}/team`);
+              }}
+            >
+              Join the team
+            </button>
+          </div>
+        )}
+      </LinkGate>
     </Page>
   );
 }

@@ -9,6 +9,7 @@ import { graphql, type ResultOf } from '../../graphql';
 import { CoveragePlot, type CoverageRow } from '../../plots';
 import { Link } from '../../router';
 import { Countdown, ErrorNote, Loading, When } from '../../ui';
+import { SetupChecklist } from './checklist';
 import { OrgPage } from './nav';
 import './organizer-live.css';
 
@@ -293,6 +294,7 @@ export function OverviewPage({ slug }: { slug: string }) {
       {q.data && !ev && <EventMissing slug={slug} />}
       {ev && p && (
         <>
+          <SetupChecklist slug={slug} />
           <section aria-labelledby="progress-h">
             <h2 id="progress-h">Judging progress</h2>
             <div class="stats" aria-live="polite" aria-atomic="false">

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::crypto::signing::Signer25519;
 use crate::db::Db;
-use crate::domain::{self, Actor, import, results};
+use crate::domain::{self, Actor, Write, import, results};
 use crate::error::{AppError, AppResult};
 
 const TRACKS: [&str; 3] = ["Climate & Energy", "Health", "Open Source Tools"];
@@ -87,14 +87,17 @@ pub async fn seed(db: &Db, signer: &Signer25519) -> AppResult<Option<Seeded>> {
     let actor = Actor { user: organizer };
     // The demo judge's queue: the organizer assigns them like any organizer would.
     for p in 0..LIVE_QUEUE {
-        let txn = db.write().await?;
-        domain::judging::assign(&txn, &actor, &judging, LIVE_JUDGE, &LIVE.project_id(p)).await?;
-        txn.commit().await?;
+        let w = Write::begin(db, Some(actor.clone())).await?;
+        let e = w.event_by_id(judging.id).await?;
+        let org = w.organizer(&e).await?;
+        domain::judging::assign(&w, org, LIVE_JUDGE, &LIVE.project_id(p)).await?;
+        w.commit().await?;
     }
     let run = results::run_calibration(db, &actor, &finals, signer, Some(1), Some(200)).await?;
-    let txn = db.write().await?;
-    results::publish(&txn, &actor, &finals, signer, &run.public_id, true).await?;
-    txn.commit().await?;
+    let w = Write::begin(db, Some(actor)).await?;
+    let e = w.event_by_id(finals.id).await?;
+    results::publish(&w, w.organizer(&e).await?, signer, &run.public_id, true).await?;
+    w.commit().await?;
     Ok(Some(Seeded {
         hack,
         judging,
@@ -448,6 +451,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     use entity::{team, user};
     use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
 
+    let now = domain::clock(txn).await?;
     let mut out = vec![];
     // The site admin first: the one account that can create an event from nothing.
     let pass = crate::crypto::random_string(16);
@@ -478,17 +482,17 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
             display_name: Set(name.to_owned()),
             password_hash: Set(Some(hash)),
             is_site_admin: Set(false),
-            created_at: Set(domain::clock(txn).await?),
-            email_confirmed_at: Set(Some(domain::clock(txn).await?)),
+            created_at: Set(now),
+            email_confirmed_at: Set(Some(now)),
             ..Default::default()
         }
         .insert(txn)
         .await?;
         let ext = (role == Role::Judge).then(|| "jdg_demo".to_owned());
-        insert_membership(txn, u.id, event.id, role, ext, "[]").await?;
+        insert_membership(txn, u.id, event.id, role, ext, "[]", now).await?;
         if role == Role::Organizer {
-            insert_membership(txn, u.id, judging.id, role, None, "[]").await?;
-            insert_membership(txn, u.id, finished.id, role, None, "[]").await?;
+            insert_membership(txn, u.id, judging.id, role, None, "[]", now).await?;
+            insert_membership(txn, u.id, finished.id, role, None, "[]", now).await?;
         }
         if role == Role::Judge {
             insert_membership(
@@ -498,6 +502,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
                 role,
                 Some(LIVE_JUDGE.to_owned()),
                 "[]",
+                now,
             )
             .await?;
         }
@@ -509,7 +514,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
                 .one(txn)
                 .await?
             {
-                insert_member(txn, &t, u.id).await?;
+                insert_member(txn, &t, u.id, now).await?;
             }
         }
         out.push((email, role.to_value(), pass));

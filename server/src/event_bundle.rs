@@ -390,7 +390,7 @@ pub async fn import<C: ConnectionTrait>(
         let u = crate::domain::user_by_email(txn, email)
             .await?
             .ok_or_else(|| AppError::Internal(format!("imported person {p} is missing")))?;
-        insert_membership(txn, u.id, ev.id, Role::Participant, None, "[]").await?;
+        insert_membership(txn, u.id, ev.id, Role::Participant, None, "[]", t0).await?;
     }
     let tracks: HashMap<String, i64> = track::Entity::find()
         .filter(track::Column::EventId.eq(ev.id))

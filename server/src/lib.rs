@@ -3,7 +3,9 @@
 //! Where things live:
 //! - [`config`]: the parsed configuration, passed explicitly.
 //! - [`db`]: connecting, migrating, and opening write transactions.
-//! - [`domain`]: the business rules; each mutation is a function taking the transaction.
+//! - [`domain`]: the business rules; each mutation is a function taking the one write
+//!   context, [`domain::Write`] (its transaction, actor and clock reading; the event read
+//!   inside it), and organizer-only rules an [`domain::Organizer`] proof.
 //! - [`demo`]: the demo events that `serve --demo` seeds (setup, not rules).
 //! - [`audit`]: the hash-chained audit log (append, verify).
 //! - [`calibrate`]: the calibration engine: pure, deterministic, no database.

@@ -9,7 +9,7 @@ use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
 use verdict::demo;
 use verdict::domain::outbox::Links;
-use verdict::domain::{accounts, event_by_slug, import, invitations};
+use verdict::domain::{Write, accounts, import, invitations};
 use verdict::error::AppError;
 use verdict::graphql::{self, Services, bus::Bus};
 use verdict::{audit, http};
@@ -585,10 +585,11 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
                     .as_deref()
                     .unwrap_or("http://127.0.0.1:8080"),
             );
-            let txn = db.write().await?;
-            let e = event_by_slug(&txn, &event).await?;
-            let made = invitations::invite_imported(&txn, None, &e, &links).await?;
-            txn.commit().await?;
+            // No actor: the command line writes as the system.
+            let w = Write::begin(&db, None).await?;
+            let e = w.event(&event).await?;
+            let made = invitations::invite_imported(&w, &e, &links).await?;
+            w.commit().await?;
             for (inv, token) in &made {
                 println!(
                     "{}\t{}\t{}",

@@ -9,7 +9,7 @@ use sea_orm::{ConnectionTrait, EntityTrait, PaginatorTrait, TransactionTrait};
 use verdict::audit::{self, Verification};
 use verdict::config::Limits;
 use verdict::db::Db;
-use verdict::domain::{Actor, accounts};
+use verdict::domain::{Actor, Write, accounts};
 use verdict::graphql::{self, RequestCtx, Services};
 
 /// The fresh databases, shared with the end-to-end harness.
@@ -264,14 +264,12 @@ async fn audit_verify_names_the_first_tampered_row() {
     let admin = site_admin(&t.db).await;
     import_fixture(&t.db).await;
     for name in ["x", "y", "z"] {
-        let txn = t.db.write().await.unwrap();
-        let e = verdict::domain::event_by_slug(&txn, "spring-hack-2026")
+        let w = Write::begin(&t.db, Some(admin.clone())).await.unwrap();
+        let e = w.event("spring-hack-2026").await.unwrap();
+        verdict::domain::events::create_track(&w, w.organizer(&e).await.unwrap(), name, None)
             .await
             .unwrap();
-        verdict::domain::events::create_track(&txn, &admin, &e, name, None)
-            .await
-            .unwrap();
-        txn.commit().await.unwrap();
+        w.commit().await.unwrap();
     }
     assert!(matches!(
         audit::verify(&t.db.conn).await.unwrap(),
@@ -299,7 +297,7 @@ async fn the_database_enforces_same_event_tracks_and_the_submission_invariant() 
         import_fixture(&t.db).await;
         let admin = site_admin(&t.db).await;
         // A second event with its own track.
-        let txn = t.db.write().await.unwrap();
+        let w = Write::begin(&t.db, Some(admin.clone())).await.unwrap();
         let f = verdict::domain::events::EventFields {
             slug: Some("other".into()),
             name: Some("Other".into()),
@@ -307,13 +305,12 @@ async fn the_database_enforces_same_event_tracks_and_the_submission_invariant() 
             submissions_close: Some(chrono::Utc::now() + chrono::Duration::days(1)),
             ..Default::default()
         };
-        let other = verdict::domain::events::create_event(&txn, &admin, f)
+        let other = verdict::domain::events::create_event(&w, f).await.unwrap();
+        let org = w.organizer(&other).await.unwrap();
+        let foreign = verdict::domain::events::create_track(&w, org, "Foreign", None)
             .await
             .unwrap();
-        let foreign = verdict::domain::events::create_track(&txn, &admin, &other, "Foreign", None)
-            .await
-            .unwrap();
-        txn.commit().await.unwrap();
+        w.commit().await.unwrap();
         let p = verdict::domain::find_project(&t.db.conn, "prj_001", None)
             .await
             .unwrap()
@@ -553,11 +550,14 @@ async fn no_query_writes() {
         )
         .await
         .expect("run");
-        let txn = t.db.write().await.expect("begin");
-        verdict::domain::results::publish(&txn, &admin, &event, &signer, &run.public_id, false)
+        let w = Write::begin(&t.db, Some(admin.clone()))
+            .await
+            .expect("begin");
+        let org = w.organizer(&event).await.expect("organizer");
+        verdict::domain::results::publish(&w, org, &signer, &run.public_id, false)
             .await
             .expect("publish");
-        txn.commit().await.expect("commit");
+        w.commit().await.expect("commit");
 
         let before = snapshot(&t.db).await;
         let queries = every_query_field();
@@ -687,11 +687,14 @@ async fn aliased_rankings_parse_the_run_once_and_load_the_roster_once() {
         )
         .await
         .expect("run");
-        let txn = t.db.write().await.expect("begin");
-        verdict::domain::results::publish(&txn, &admin, &event, &s.signer, &run.public_id, false)
+        let w = Write::begin(&t.db, Some(admin.clone()))
+            .await
+            .expect("begin");
+        let org = w.organizer(&event).await.expect("organizer");
+        verdict::domain::results::publish(&w, org, &s.signer, &run.public_id, false)
             .await
             .expect("publish");
-        txn.commit().await.expect("commit");
+        w.commit().await.expect("commit");
 
         let mut used = vec![];
         for n in [1, 10] {
@@ -1075,18 +1078,15 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
         )
         .await
         .expect("run");
-        let txn = t.db.write().await.expect("begin");
-        let (publication, _) = verdict::domain::results::publish(
-            &txn,
-            &admin,
-            &event,
-            &s.signer,
-            &run.public_id,
-            false,
-        )
-        .await
-        .expect("publish");
-        txn.commit().await.expect("commit");
+        let w = Write::begin(&t.db, Some(admin.clone()))
+            .await
+            .expect("begin");
+        let org = w.organizer(&event).await.expect("organizer");
+        let (publication, _) =
+            verdict::domain::results::publish(&w, org, &s.signer, &run.public_id, false)
+                .await
+                .expect("publish");
+        w.commit().await.expect("commit");
         let published = format!(
             r#"subscription {{ resultsPublished(event: "{}") {{ version results {{ rankingPage(first: 5) {{ totalCount }} }} }} }}"#,
             spring_hack::SLUG
@@ -1133,7 +1133,7 @@ async fn the_database_keeps_comments_as_posted_and_hides_them_only_softly() {
             .await
             .unwrap()
             .unwrap();
-        let txn = t.db.write().await.unwrap();
+        let w = Write::begin(&t.db, Some(admin.clone())).await.unwrap();
         let f = verdict::domain::events::EventFields {
             slug: Some("elsewhere".into()),
             name: Some("Elsewhere".into()),
@@ -1141,13 +1141,11 @@ async fn the_database_keeps_comments_as_posted_and_hides_them_only_softly() {
             submissions_close: Some(chrono::Utc::now() + chrono::Duration::days(1)),
             ..Default::default()
         };
-        let other = verdict::domain::events::create_event(&txn, &admin, f)
+        let other = verdict::domain::events::create_event(&w, f).await.unwrap();
+        let posted = comments::post_comment(&w, &p.public_id, "  As posted.  ")
             .await
             .unwrap();
-        let posted = comments::post_comment(&txn, &admin, &p.public_id, "  As posted.  ")
-            .await
-            .unwrap();
-        txn.commit().await.unwrap();
+        w.commit().await.unwrap();
         assert_eq!(posted.body, "As posted.", "{}", t.name);
         let c = &t.db.conn;
         let refused = [
@@ -1211,11 +1209,11 @@ async fn the_database_keeps_comments_as_posted_and_hides_them_only_softly() {
             );
         }
         // Hiding keeps the row and what it said.
-        let txn = t.db.write().await.unwrap();
-        comments::hide_comment(&txn, &admin, &posted.public_id, "Off-topic")
+        let w = Write::begin(&t.db, Some(admin.clone())).await.unwrap();
+        comments::hide_comment(&w, &posted.public_id, "Off-topic")
             .await
             .unwrap();
-        txn.commit().await.unwrap();
+        w.commit().await.unwrap();
         let row = comment::Entity::find_by_id(posted.id)
             .one(c)
             .await

@@ -2,12 +2,15 @@
 //! run, publication, offline verification of the exported bundle, exports and the
 //! authorization of every judging field.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use chrono::{Duration, Utc};
+use entity::event;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    App, CALLERS, Caller, Scenario, assert_bad_input, assert_code, data, error_code, error_message,
-    fixture_path, op, rfc3339, str_at, unique,
+    App, CALLERS, Caller, HeldChange, Scenario, assert_bad_input, assert_code, data, error_code,
+    error_message, fixture_path, op, rfc3339, str_at, unique,
 };
 
 const FIXTURE_SLUG: &str = "spring-hack-2026";
@@ -22,6 +25,7 @@ e2e! {
     results_subscription_fires_after_publication,
     every_review_save_keeps_a_revision,
     judges_are_never_on_a_team_they_judge,
+    a_judging_window_closed_while_a_save_waits_refuses_it,
 }
 
 async fn import_fixture(app: &App) {
@@ -302,6 +306,41 @@ async fn judged_event(app: &App) -> Judged {
         judge_a_id: a.1,
         judge_b_id: b.1,
     }
+}
+
+/// Like `windows::a_window_closed_while_a_write_waits_refuses_it`, for the judging window:
+/// an organizer's closing of judging is under way when a judge's `saveReview` arrives; the
+/// save waits for it, answers WINDOW_CLOSED and writes nothing.
+async fn a_judging_window_closed_while_a_save_waits_refuses_it(app: App) {
+    let j = judged_event(&app).await;
+    let head = app.audit_head().await;
+    let now = Utc::now();
+    let closing = HeldChange::set(
+        &app,
+        &j.slug,
+        &[(event::Column::JudgingClose, now - Duration::minutes(1))],
+    )
+    .await;
+    let answered = AtomicBool::new(false);
+    let save = async {
+        let r = app
+            .gql_as(
+                &j.judge_a,
+                op("SaveReview"),
+                json!({ "assignment": j.assignment_a, "scores": [{ "criterion": "impact", "value": 4 }] }),
+            )
+            .await;
+        answered.store(true, Ordering::SeqCst);
+        r
+    };
+    let (r, ()) = tokio::join!(save, closing.commit_when_waited_on(&answered));
+    assert_code(&r, "WINDOW_CLOSED");
+    // Every save appends its audit entry: none means nothing was saved.
+    assert_eq!(
+        app.audit_head().await,
+        head,
+        "a refused save writes nothing"
+    );
 }
 
 /// The judge's own queue, as the judging page reads it.

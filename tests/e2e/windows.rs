@@ -1,9 +1,13 @@
 //! Deadlines and ownership: a closed submission window refuses every write, and a
 //! participant cannot write into another team's project or another event's track.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use chrono::{Duration, Utc};
+use entity::event;
 use serde_json::{Value, json};
 
-use crate::harness::{App, assert_code, data, op, rfc3339};
+use crate::harness::{App, HeldChange, assert_code, data, op, rfc3339};
 
 const PROJECT: &str =
     "query($id: ID!) { project(id: $id) { id title tagline status updatedAt submittedAt } }";
@@ -16,6 +20,56 @@ e2e! {
     late_submission_is_refused,
     submissions_not_yet_open_are_refused,
     cannot_write_for_another_team_or_event,
+    a_window_closed_while_a_write_waits_refuses_it,
+}
+
+/// The window a write checks is the one in force when it commits, not the one its client
+/// (or the server, before its transaction) last read. An organizer's closing of the
+/// submission window is under way (updated, not yet committed) when a participant's
+/// `createProject` arrives: the request waits for it and answers WINDOW_CLOSED, writing
+/// nothing. (Checked against an event read before its transaction, it succeeded.)
+async fn a_window_closed_while_a_write_waits_refuses_it(app: App) {
+    let s = app.scenario().await;
+    let audit_before = app.audit_count(&s.organizer_a, &s.event_a).await;
+    let team = json!({ "event": s.event_a });
+    let team_before = app
+        .ok(Some(&s.participant_a), op("MyTeamProjects"), team.clone())
+        .await;
+
+    let now = Utc::now();
+    let closing = HeldChange::set(
+        &app,
+        &s.event_a,
+        &[
+            (event::Column::SubmissionsOpen, now - Duration::days(2)),
+            (event::Column::SubmissionsClose, now - Duration::hours(1)),
+        ],
+    )
+    .await;
+    let answered = AtomicBool::new(false);
+    let create = async {
+        let r = app
+            .gql_as(
+                &s.participant_a,
+                op("CreateProject"),
+                json!({ "event": s.event_a, "input": { "title": "Raced the deadline", "track": s.track_a } }),
+            )
+            .await;
+        answered.store(true, Ordering::SeqCst);
+        r
+    };
+    let (r, ()) = tokio::join!(create, closing.commit_when_waited_on(&answered));
+    assert_code(&r, "WINDOW_CLOSED");
+
+    assert_eq!(
+        app.audit_count(&s.organizer_a, &s.event_a).await,
+        audit_before,
+        "no audit event"
+    );
+    let team_after = app
+        .ok(Some(&s.participant_a), op("MyTeamProjects"), team)
+        .await;
+    assert_eq!(team_after, team_before, "no new project");
 }
 
 async fn late_submission_is_refused(app: App) {

@@ -97,6 +97,9 @@ pub struct Entry {
     pub object_type: &'static str,
     pub object_id: String,
     pub payload: serde_json::Value,
+    /// When it happened: the write context's clock ([`crate::domain::Write::now`]); `None`
+    /// reads the database's clock at the append.
+    pub at: Option<DateTime<Utc>>,
 }
 
 impl Entry {
@@ -108,6 +111,7 @@ impl Entry {
             object_type,
             object_id: object_id.to_owned(),
             payload: serde_json::json!({}),
+            at: None,
         }
     }
     pub fn by(mut self, actor: &str) -> Self {
@@ -120,6 +124,12 @@ impl Entry {
     }
     pub fn with(mut self, payload: serde_json::Value) -> Self {
         self.payload = payload;
+        self
+    }
+    /// Stamps the entry with `t` (the write's one clock reading) instead of reading the
+    /// clock again at the append.
+    pub fn at(mut self, t: DateTime<Utc>) -> Self {
+        self.at = Some(t);
         self
     }
 }
@@ -191,7 +201,10 @@ pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64>
         .await?
         .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
     let seq = head.seq + 1;
-    let occurred_at = canonical_time(crate::db::now(txn).await?);
+    let occurred_at = canonical_time(match entry.at {
+        Some(t) => t,
+        None => crate::db::now(txn).await?,
+    });
     let payload = canonical_json(&entry.payload);
     let payload_hash = sha256_hex(payload.as_bytes());
     let hash = row_hash(

@@ -17,8 +17,8 @@ use sea_orm::{
 use serde_json::json;
 
 use super::results::{self, ComputedRun, PlannedRun};
-use super::{Actor, clock, require_organizer};
-use crate::audit::{self, Entry};
+use super::{Actor, Organizer, Write};
+use crate::audit::Entry;
 use crate::error::{AppError, AppResult};
 
 /// What a stopped process leaves behind: a running job nobody computes.
@@ -94,18 +94,16 @@ impl Live {
 /// records a running job computed by this process (`origin`), with its one audit entry.
 /// CONFLICT while another job of the event is running; a job whose process stopped is
 /// closed as failed in the same transaction.
-pub async fn start<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn start(
+    w: &Write,
+    org: Organizer<'_>,
     seed: Option<i64>,
     bootstrap: Option<i32>,
     origin: &str,
 ) -> AppResult<calibration_job::Model> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let (seed, bootstrap) = results::run_params(seed, bootstrap)?;
-    super::lock_event(txn, e.id).await?;
-    let t = clock(txn).await?;
+    let t = w.now();
     if let Some(running) = calibration_job::Entity::find()
         .filter(calibration_job::Column::EventId.eq(e.id))
         .filter(calibration_job::Column::FinishedAt.is_null())
@@ -119,7 +117,7 @@ pub async fn start<C: ConnectionTrait>(
                 running.public_id
             )));
         }
-        close(txn, &running, None, Some(ABANDONED.to_owned())).await?;
+        close(w, &running, None, Some(ABANDONED.to_owned())).await?;
     }
     let job = calibration_job::ActiveModel {
         public_id: Set(crate::crypto::public_id("job")),
@@ -136,8 +134,7 @@ pub async fn start<C: ConnectionTrait>(
     }
     .insert(txn)
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("calibration.started", "calibration_job", &job.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -161,31 +158,34 @@ pub async fn requester<C: ConnectionTrait>(
     Ok(Actor { user })
 }
 
-/// Reads the job's inputs in the read-only snapshot `db`, as `runCalibration` does.
+/// Reads the job's inputs in the read-only snapshot `db`, as `runCalibration` does, with
+/// the organizer who started it (the actor of the write that stores the run).
 pub async fn plan<C: ConnectionTrait>(
     db: &C,
     job: &calibration_job::Model,
     e: &event::Model,
-) -> AppResult<PlannedRun> {
+) -> AppResult<(Actor, PlannedRun)> {
     let actor = requester(db, job).await?;
-    results::plan_run(db, &actor, e, Some(job.seed), Some(job.bootstrap)).await
+    let plan = results::plan_run(db, &actor, e, Some(job.seed), Some(job.bootstrap)).await?;
+    Ok((actor, plan))
 }
 
-/// Stores the computed run and closes the job with it, in the write transaction `txn`
-/// (the run's audit entry is the transaction's one entry). `None` (nothing written) when
-/// the event's inputs changed while it computed.
-pub async fn finish<C: ConnectionTrait>(
-    txn: &C,
+/// Stores the computed run and closes the job with it, in the write `w` (begun for the
+/// requester, whom [`plan`] returns; the run's audit entry is the write's one entry).
+/// `None` (nothing written) when the event's inputs changed while it computed.
+pub async fn finish(
+    w: &Write,
     job: &calibration_job::Model,
     e: &event::Model,
     signer: &crate::crypto::signing::Signer25519,
     computed: &ComputedRun,
 ) -> AppResult<Option<calibration_run::Model>> {
-    let actor = requester(txn, job).await?;
-    let Some(run) = results::store_run(txn, &actor, e, signer, computed).await? else {
+    // The write's actor is the requester (see [`plan`]); they must still organize the event.
+    let e = w.event_by_id(e.id).await?;
+    let Some(run) = results::store_run(w, w.organizer(&e).await?, signer, computed).await? else {
         return Ok(None);
     };
-    if !close(txn, job, Some(run.id), None).await? {
+    if !close(w, job, Some(run.id), None).await? {
         return Err(AppError::conflict(
             "this calibration job was already closed",
         ));
@@ -195,14 +195,15 @@ pub async fn finish<C: ConnectionTrait>(
 
 /// Closes the running `job` now with its run or its error; false (nothing written) when it
 /// was closed already.
-async fn close<C: ConnectionTrait>(
-    txn: &C,
+async fn close(
+    w: &Write,
     job: &calibration_job::Model,
     run: Option<i64>,
     error: Option<String>,
 ) -> AppResult<bool> {
+    let txn = w.txn();
     use sea_orm::sea_query::Expr;
-    let t = clock(txn).await?;
+    let t = w.now();
     let updated = calibration_job::Entity::update_many()
         .col_expr(calibration_job::Column::FinishedAt, Expr::value(t))
         .col_expr(calibration_job::Column::RunId, Expr::value(run))
@@ -216,16 +217,15 @@ async fn close<C: ConnectionTrait>(
 
 /// Closes the job as failed with `reason` (said to the organizers, so never internal
 /// detail), with its one audit entry. Nothing when it was closed already.
-pub async fn fail<C: ConnectionTrait>(
-    txn: &C,
+pub async fn fail(
+    w: &Write,
     job: &calibration_job::Model,
     e: &event::Model,
     reason: &str,
 ) -> AppResult<()> {
     let reason: String = reason.chars().take(1000).collect();
-    if close(txn, job, None, Some(reason.clone())).await? {
-        audit::append(
-            txn,
+    if close(w, job, None, Some(reason.clone())).await? {
+        w.append(
             Entry::new("calibration.failed", "calibration_job", &job.public_id)
                 .by(&job.requested_by)
                 .in_event(&e.external_id)

@@ -8,12 +8,12 @@
 
 use entity::{comment, event, project};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
 
 use super::accounts::take_slot;
-use super::{Access, Actor, clock, find_project, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Access, Write, find_project, validate};
+use crate::audit::Entry;
 use crate::crypto::{public_id, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -29,11 +29,8 @@ pub const COMMENTS_PER_WINDOW: i32 = 10;
 
 /// The project a caller may comment on: one they may see (else NOT_FOUND, as if it did not
 /// exist), which is submitted (its thread opens then).
-async fn commentable<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<(project::Model, event::Model)> {
+async fn commentable(w: &Write, id: &str) -> AppResult<(project::Model, event::Model)> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let p = find_project(txn, id, None)
         .await?
         .ok_or(AppError::NotFound("project"))?;
@@ -57,19 +54,15 @@ async fn commentable<C: ConnectionTrait>(
 /// Posts `body` to the thread of the project with id (or external id) `project`, as
 /// `actor`: trimmed, 1 to [`BODY_MAX`] characters, at most [`COMMENTS_PER_WINDOW`] per
 /// author per window (RATE_LIMITED beyond, with the seconds until the window ends).
-pub async fn post_comment<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    project: &str,
-    body: &str,
-) -> AppResult<comment::Model> {
-    let (p, e) = commentable(txn, actor, project).await?;
+pub async fn post_comment(w: &Write, project: &str, body: &str) -> AppResult<comment::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (p, e) = commentable(w, project).await?;
     let body = body.trim();
     if body.is_empty() {
         return Err(AppError::bad_input("body", "must not be empty"));
     }
     let body = validate::text("body", body, BODY_MAX)?;
-    let t = clock(txn).await?;
+    let t = w.now();
     take_slot(
         txn,
         &format!("comment:{}", actor.user.id),
@@ -92,8 +85,7 @@ pub async fn post_comment<C: ConnectionTrait>(
     .insert(txn)
     .await?;
     // The chain pins what was said by its hash; the words stay in the comment's row.
-    audit::append(
-        txn,
+    w.append(
         Entry::new("comment.posted", "comment", &c.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -109,12 +101,8 @@ pub async fn post_comment<C: ConnectionTrait>(
 /// Hides the comment with public id `id` (organizers of its event, and site admins), with
 /// `reason` (one line of 1 to [`REASON_MAX`] characters). Hiding a hidden comment is a
 /// CONFLICT: of two organizers hiding it at once, one does and the other is told so.
-pub async fn hide_comment<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    reason: &str,
-) -> AppResult<comment::Model> {
+pub async fn hide_comment(w: &Write, id: &str, reason: &str) -> AppResult<comment::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let c = comment::Entity::find()
         .filter(comment::Column::PublicId.eq(id))
         .one(txn)
@@ -124,12 +112,12 @@ pub async fn hide_comment<C: ConnectionTrait>(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("event"))?;
-    require_organizer(txn, actor, &e).await?;
+    w.organizer(&e).await?;
     if c.is_hidden() {
         return Err(AppError::conflict("this comment is already hidden"));
     }
     let reason = validate::name("reason", reason, REASON_MAX)?;
-    let t = clock(txn).await?;
+    let t = w.now();
     // Conditional, so a concurrent hide that committed first makes this one change nothing.
     let changed = comment::Entity::update_many()
         .col_expr(comment::Column::HiddenAt, Expr::value(t))
@@ -147,8 +135,7 @@ pub async fn hide_comment<C: ConnectionTrait>(
         .one(txn)
         .await?
         .map(|p| p.external_id);
-    audit::append(
-        txn,
+    w.append(
         Entry::new("comment.hidden", "comment", &c.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

@@ -9,8 +9,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, Role, clock, lock_event, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Organizer, Role, Write, validate};
+use crate::audit::Entry;
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
 
@@ -115,11 +115,8 @@ async fn slug_taken<C: ConnectionTrait>(
 }
 
 /// Site admins create events; the creator becomes its first organizer.
-pub async fn create_event<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    f: EventFields,
-) -> AppResult<event::Model> {
+pub async fn create_event(w: &Write, f: EventFields) -> AppResult<event::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     if !actor.user.is_site_admin {
         return Err(AppError::forbidden(
             "only site administrators create events",
@@ -163,7 +160,7 @@ pub async fn create_event<C: ConnectionTrait>(
         comments_to_teams: Set(false),
         registration: Set(event::Registration::InviteOnly),
         time_zone: Set("UTC".to_owned()),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(w.now()),
         ..Default::default()
     };
     let name = f.name.clone().unwrap_or_default();
@@ -176,9 +173,17 @@ pub async fn create_event<C: ConnectionTrait>(
         },
     )?;
     let e = am.insert(txn).await?;
-    insert_membership(txn, actor.user.id, e.id, Role::Organizer, None, "[]").await?;
-    audit::append(
+    insert_membership(
         txn,
+        actor.user.id,
+        e.id,
+        Role::Organizer,
+        None,
+        "[]",
+        w.now(),
+    )
+    .await?;
+    w.append(
         Entry::new("event.created", "event", &e.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -188,13 +193,12 @@ pub async fn create_event<C: ConnectionTrait>(
     Ok(e)
 }
 
-pub async fn update_event<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: event::Model,
+pub async fn update_event(
+    w: &Write,
+    org: Organizer<'_>,
     f: EventFields,
 ) -> AppResult<event::Model> {
-    require_organizer(txn, actor, &e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     if let Some(s) = &f.slug
         && slug_taken(txn, s, Some(e.id)).await?
     {
@@ -218,11 +222,10 @@ pub async fn update_event<C: ConnectionTrait>(
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))
     .collect();
-    let mut am = e.into_active_model();
+    let mut am = e.clone().into_active_model();
     apply(&mut am, f)?;
     let e = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("event.updated", "event", &e.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -239,6 +242,7 @@ pub async fn insert_membership<C: ConnectionTrait>(
     role: Role,
     external_id: Option<String>,
     judge_tracks: &str,
+    at: DateTime<Utc>,
 ) -> AppResult<membership::Model> {
     Ok(membership::ActiveModel {
         public_id: Set(public_id("mem")),
@@ -247,7 +251,7 @@ pub async fn insert_membership<C: ConnectionTrait>(
         role: Set(role),
         external_id: Set(external_id),
         judge_tracks: Set(judge_tracks.to_owned()),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(at),
         ..Default::default()
     }
     .insert(txn)
@@ -287,21 +291,19 @@ pub async fn check_can_judge<C: ConnectionTrait>(
 }
 
 /// Grants `role` in `event` to the account with `email` (organizers and site admins).
-pub async fn grant_role<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn grant_role(
+    w: &Write,
+    org: Organizer<'_>,
     email: &str,
     role: Role,
     external_id: Option<String>,
     tracks: Vec<String>,
 ) -> AppResult<membership::Model> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let email = validate::email("email", email)?;
     let external_id = external_id
         .map(|x| validate::external_id("externalId", &x))
         .transpose()?;
-    lock_event(txn, e.id).await?;
     let u = super::user_by_email(txn, &email).await?.ok_or_else(|| {
         AppError::bad_input(
             "email",
@@ -352,10 +354,10 @@ pub async fn grant_role<C: ConnectionTrait>(
         role,
         external_id,
         &serde_json::to_string(&track_ids).unwrap_or_else(|_| "[]".into()),
+        w.now(),
     )
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("membership.granted", "membership", &m.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -366,16 +368,9 @@ pub async fn grant_role<C: ConnectionTrait>(
 }
 
 /// Revokes a role; the last organizer of an event cannot be removed.
-pub async fn revoke_role<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-    email: &str,
-    role: Role,
-) -> AppResult<()> {
-    require_organizer(txn, actor, e).await?;
+pub async fn revoke_role(w: &Write, org: Organizer<'_>, email: &str, role: Role) -> AppResult<()> {
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let email = validate::email("email", email)?;
-    lock_event(txn, e.id).await?;
     let u = super::user_by_email(txn, &email)
         .await?
         .ok_or(AppError::NotFound("membership"))?;
@@ -392,8 +387,7 @@ pub async fn revoke_role<C: ConnectionTrait>(
     }
     let (assignments, teams) = release_role(txn, e, &u, &m, role).await?;
     membership::Entity::delete_by_id(m.id).exec(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("membership.revoked", "membership", &m.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -463,11 +457,8 @@ async fn release_role<C: ConnectionTrait>(
 /// A signed-in person registers for an event as a participant, as the event's
 /// registration allows: `open` lets anyone, `invite_only` and `closed` nobody (FORBIDDEN;
 /// invited people join through their invitation).
-pub async fn register<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-) -> AppResult<membership::Model> {
+pub async fn register(w: &Write, e: &event::Model) -> AppResult<membership::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     match e.registration {
         event::Registration::Open => {}
         event::Registration::InviteOnly => {
@@ -487,9 +478,17 @@ pub async fn register<C: ConnectionTrait>(
             "you are already registered for this event",
         ));
     }
-    let m = insert_membership(txn, actor.user.id, e.id, Role::Participant, None, "[]").await?;
-    audit::append(
+    let m = insert_membership(
         txn,
+        actor.user.id,
+        e.id,
+        Role::Participant,
+        None,
+        "[]",
+        w.now(),
+    )
+    .await?;
+    w.append(
         Entry::new("membership.registered", "membership", &m.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),
@@ -498,14 +497,13 @@ pub async fn register<C: ConnectionTrait>(
     Ok(m)
 }
 
-pub async fn create_track<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn create_track(
+    w: &Write,
+    org: Organizer<'_>,
     name: &str,
     external_id: Option<String>,
 ) -> AppResult<track::Model> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let name = validate::name("name", name, validate::NAME_MAX)?;
     let external_id = match external_id {
         Some(x) => validate::external_id("externalId", &x)?,
@@ -531,8 +529,7 @@ pub async fn create_track<C: ConnectionTrait>(
     }
     .insert(txn)
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("track.created", "track", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -549,23 +546,16 @@ pub async fn create_track<C: ConnectionTrait>(
 /// and its open invitations revoked; its rows and its audit history stay, so the chain
 /// still verifies. CONFLICT once a final publication exists (the results are published for
 /// good and a bundle may cite them); BAD_USER_INPUT on `confirm` unless it is the slug.
-pub async fn delete_event<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: event::Model,
-    confirm: &str,
-) -> AppResult<()> {
-    require_organizer(txn, actor, &e).await?;
+pub async fn delete_event(w: &Write, org: Organizer<'_>, confirm: &str) -> AppResult<()> {
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     if confirm.trim() != e.slug {
         return Err(AppError::bad_input(
             "confirm",
             "type the event's slug again to confirm the deletion",
         ));
     }
-    let e = lock_event(txn, e.id).await?;
-    if e.archived_at.is_some() {
-        return Err(AppError::NotFound("event"));
-    }
+    // The write read the event locked, unarchived: a concurrent deletion has been waited
+    // for and would have made it NOT_FOUND there.
     let published = result_publication::Entity::find()
         .filter(result_publication::Column::EventId.eq(e.id))
         .filter(result_publication::Column::IsFinal.eq(true))
@@ -576,7 +566,7 @@ pub async fn delete_event<C: ConnectionTrait>(
             "this event's results are published as final: it cannot be deleted",
         ));
     }
-    let t = clock(txn).await?;
+    let t = w.now();
     event::Entity::update_many()
         .col_expr(event::Column::ArchivedAt, Expr::value(Some(t)))
         .col_expr(event::Column::Slug, Expr::value(e.public_id.clone()))
@@ -598,8 +588,7 @@ pub async fn delete_event<C: ConnectionTrait>(
         .exec(txn)
         .await?
         .rows_affected;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("event.deleted", "event", &e.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

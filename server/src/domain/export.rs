@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 
 use entity::{
-    assignment, audit_event, event, membership, project, review, team, team_member, track, user,
+    assignment, audit_event, membership, project, review, team, team_member, track, user,
 };
-use sea_orm::{ActiveEnum, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveEnum, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::json;
 
-use super::{Actor, json_ids, json_list, require_organizer};
-use crate::audit::{self, Entry};
+use super::{Organizer, Write, json_ids, json_list};
+use crate::audit::Entry;
 use crate::error::{AppError, AppResult};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -113,13 +113,8 @@ fn u<T: ToString>(x: Option<T>) -> String {
 }
 
 /// Builds the CSV of `kind` for event `e` and appends one `export.created` audit entry.
-pub async fn export<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-    kind: Kind,
-) -> AppResult<String> {
-    require_organizer(txn, actor, e).await?;
+pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<String> {
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     // Only the event's own people: everyone an export names holds a membership in it.
     let event_people = sea_orm::sea_query::Query::select()
         .column(membership::Column::UserId)
@@ -464,8 +459,7 @@ pub async fn export<C: ConnectionTrait>(
     };
     let n = rows.len();
     let text = csv_text(&header, rows)?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("export.created", "event", &e.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

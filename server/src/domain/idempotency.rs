@@ -7,7 +7,7 @@ use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
 };
 
-use super::{Actor, clock};
+use super::{Actor, Write};
 use crate::crypto::{canonical_json, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -61,22 +61,18 @@ pub async fn replay<C: ConnectionTrait>(
     }
 }
 
-pub async fn record<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    key: &Key,
-    response: &str,
-) -> AppResult<()> {
+/// Remembers `response` under `key` for the write's actor, in the write.
+pub async fn record(w: &Write, key: &Key, response: &str) -> AppResult<()> {
     idempotency_key::ActiveModel {
-        actor_user_id: Set(actor.user.id),
+        actor_user_id: Set(w.actor()?.user.id),
         key: Set(key.key.clone()),
         operation: Set(key.operation.to_owned()),
         request_digest: Set(key.digest.clone()),
         response: Set(response.to_owned()),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(w.now()),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?;
     Ok(())
 }

@@ -19,8 +19,8 @@ use serde_json::json;
 
 use super::accounts::take_slot;
 use super::outbox::{self, Links};
-use super::{Actor, Role, clock, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Organizer, Role, Write, validate};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, public_id, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -68,8 +68,8 @@ fn role_word(role: Role) -> &'static str {
 /// link of a person for a role works at any time. RATE_LIMITED past [`MAILS_PER_ADDRESS`]
 /// or [`MAILS_PER_EVENT`].
 #[allow(clippy::too_many_arguments)]
-async fn issue<C: ConnectionTrait>(
-    txn: &C,
+async fn issue(
+    w: &Write,
     by: &str,
     inviter: &str,
     e: &event::Model,
@@ -78,7 +78,8 @@ async fn issue<C: ConnectionTrait>(
     team: Option<&team::Model>,
     links: &Links,
 ) -> AppResult<(invitation::Model, String)> {
-    let t = clock(txn).await?;
+    let txn = w.txn();
+    let t = w.now();
     take_mail_slot(txn, e, email, t).await?;
     let token = new_token();
     let expires = match team {
@@ -161,15 +162,14 @@ async fn already_in<C: ConnectionTrait>(
 
 /// `inviteToEvent`: organizers invite people by email to a role. People who already hold
 /// the role (and have a password) are left out; everyone else gets a fresh link.
-pub async fn invite<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn invite(
+    w: &Write,
+    org: Organizer<'_>,
     emails: &[String],
     role: Role,
     links: &Links,
 ) -> AppResult<Vec<invitation::Model>> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     if emails.is_empty() {
         return Err(AppError::bad_input("emails", "name at least one address"));
     }
@@ -192,7 +192,7 @@ pub async fn invite<C: ConnectionTrait>(
             continue;
         }
         let (inv, _) = issue(
-            txn,
+            w,
             actor.public_id(),
             &actor.user.display_name,
             e,
@@ -204,8 +204,7 @@ pub async fn invite<C: ConnectionTrait>(
         .await?;
         made.push(inv);
     }
-    audit::append(
-        txn,
+    w.append(
         Entry::new("invitations.sent", "event", &e.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -221,20 +220,24 @@ pub async fn invite<C: ConnectionTrait>(
 /// `inviteImported` and `verdict invite`: an invitation for every member of `e` who has
 /// no password yet (people an import brought in), for each role they hold, except those
 /// whose link is still pending. Returns the new invitations with their tokens.
-pub async fn invite_imported<C: ConnectionTrait>(
-    txn: &C,
-    actor: Option<&Actor>,
+///
+/// A write with an actor (the GraphQL mutation) needs them to organize `e`; one without
+/// (the command line) is the system's.
+pub async fn invite_imported(
+    w: &Write,
     e: &event::Model,
     links: &Links,
 ) -> AppResult<Vec<(invitation::Model, String)>> {
-    if let Some(a) = actor {
-        require_organizer(txn, a, e).await?;
-    }
-    let (by, inviter) = match actor {
+    let txn = w.txn();
+    let organizer = match w.caller() {
+        Some(_) => Some(w.organizer(e).await?),
+        None => None,
+    };
+    let (by, inviter) = match organizer.map(|o| o.actor()) {
         Some(a) => (a.public_id().to_owned(), a.user.display_name.clone()),
         None => (String::new(), "The organizers".to_owned()),
     };
-    let t = clock(txn).await?;
+    let t = w.now();
     let members = membership::Entity::find()
         .filter(membership::Column::EventId.eq(e.id))
         .order_by_asc(membership::Column::Id)
@@ -267,10 +270,9 @@ pub async fn invite_imported<C: ConnectionTrait>(
         if pending.contains(&(u.email.clone(), m.role)) {
             continue;
         }
-        made.push(issue(txn, &by, &inviter, e, &u.email, m.role, None, links).await?);
+        made.push(issue(w, &by, &inviter, e, &u.email, m.role, None, links).await?);
     }
-    audit::append(
-        txn,
+    w.append(
         Entry::new("invitations.sent_to_imported", "event", &e.public_id)
             .by(&by)
             .in_event(&e.external_id)
@@ -283,11 +285,8 @@ pub async fn invite_imported<C: ConnectionTrait>(
 }
 
 /// The invitation with public id `id`, for its event's organizers.
-async fn for_organizer<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<(invitation::Model, event::Model)> {
+async fn for_organizer(w: &Write, id: &str) -> AppResult<(invitation::Model, event::Model)> {
+    let txn = w.txn();
     let inv = invitation::Entity::find()
         .filter(invitation::Column::PublicId.eq(id))
         .one(txn)
@@ -297,19 +296,16 @@ async fn for_organizer<C: ConnectionTrait>(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("event"))?;
-    require_organizer(txn, actor, &e).await?;
+    w.organizer(&e).await?;
     Ok((inv, e))
 }
 
 /// `revokeInvitation`: the link stops working and its unsent messages are cancelled.
 /// CONFLICT once it was redeemed or revoked.
-pub async fn revoke<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<invitation::Model> {
-    let (inv, e) = for_organizer(txn, actor, id).await?;
-    let t = clock(txn).await?;
+pub async fn revoke(w: &Write, id: &str) -> AppResult<invitation::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (inv, e) = for_organizer(w, id).await?;
+    let t = w.now();
     match inv.status(t) {
         InvitationStatus::Redeemed => {
             return Err(AppError::conflict("this invitation was already used"));
@@ -323,8 +319,7 @@ pub async fn revoke<C: ConnectionTrait>(
     let mut am = inv.into_active_model();
     am.revoked_at = Set(Some(t));
     let inv = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("invitation.revoked", "invitation", &inv.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),
@@ -335,14 +330,10 @@ pub async fn revoke<C: ConnectionTrait>(
 
 /// `resendInvitation`: a new link (the old one stops working) with a new expiry, and a new
 /// message. CONFLICT once it was redeemed or revoked.
-pub async fn resend<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    links: &Links,
-) -> AppResult<invitation::Model> {
-    let (inv, e) = for_organizer(txn, actor, id).await?;
-    match inv.status(clock(txn).await?) {
+pub async fn resend(w: &Write, id: &str, links: &Links) -> AppResult<invitation::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (inv, e) = for_organizer(w, id).await?;
+    match inv.status(w.now()) {
         InvitationStatus::Redeemed => {
             return Err(AppError::conflict("this invitation was already used"));
         }
@@ -358,7 +349,7 @@ pub async fn resend<C: ConnectionTrait>(
         None => None,
     };
     let (inv, _) = issue(
-        txn,
+        w,
         actor.public_id(),
         &actor.user.display_name,
         &e,
@@ -368,8 +359,7 @@ pub async fn resend<C: ConnectionTrait>(
         links,
     )
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("invitation.resent", "invitation", &inv.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),
@@ -392,20 +382,20 @@ pub struct Redeemed {
 /// sign anyone in to an existing account); otherwise `password` is required and becomes
 /// the account's password, and `displayName` names a new account (default: the part of
 /// the email before the `@`). The caller signs in with a new session.
-pub async fn redeem<C: ConnectionTrait>(
-    txn: &C,
-    caller: Option<&Actor>,
+pub async fn redeem(
+    w: &Write,
     token: &str,
     new_password: Option<&str>,
     display_name: Option<&str>,
 ) -> AppResult<Redeemed> {
+    let (txn, caller) = (w.txn(), w.caller());
     let hash = sha256_hex(token.trim().as_bytes());
     let inv = invitation::Entity::find()
         .filter(invitation::Column::TokenHash.eq(&hash))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("invitation"))?;
-    let t = clock(txn).await?;
+    let t = w.now();
     match inv.status(t) {
         InvitationStatus::Redeemed => {
             return Err(AppError::conflict("this invitation link was already used"));
@@ -436,11 +426,7 @@ pub async fn redeem<C: ConnectionTrait>(
     if claimed.rows_affected != 1 {
         return Err(AppError::conflict("this invitation link was already used"));
     }
-    let e = event::Entity::find_by_id(inv.event_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("event"))?;
-    super::lock_event(txn, e.id).await?;
+    let e = w.event_by_id(inv.event_id).await?;
     let u = match super::user_by_email(txn, &inv.email).await? {
         Some(u) if u.password_hash.is_some() => {
             if caller.is_none_or(|c| c.user.id != u.id) {
@@ -507,7 +493,7 @@ pub async fn redeem<C: ConnectionTrait>(
         if inv.role == Role::Judge {
             super::events::check_can_judge(txn, u.id, e.id).await?;
         }
-        super::events::insert_membership(txn, u.id, e.id, inv.role, None, "[]").await?;
+        super::events::insert_membership(txn, u.id, e.id, inv.role, None, "[]", t).await?;
     }
     if let Some(team_id) = inv.team_id {
         // A team's link: join the team, under the same rules as a code (the deadline, one
@@ -517,14 +503,13 @@ pub async fn redeem<C: ConnectionTrait>(
             .await?
             .ok_or(AppError::NotFound("team"))?;
         super::teams::require_teams_open(&e, t)?;
-        super::teams::add_with_room(txn, &tm, &e, u.id).await?;
+        super::teams::add_with_room(txn, &tm, &e, u.id, t).await?;
     }
     let mut am = inv.into_active_model();
     am.redeemed_at = Set(Some(t));
     am.redeemed_by = Set(Some(u.id));
     let inv = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("invitation.redeemed", "invitation", &inv.public_id)
             .by(&u.public_id)
             .in_event(&e.external_id)
@@ -542,22 +527,22 @@ pub async fn redeem<C: ConnectionTrait>(
 /// `inviteToTeam`: a member of `tm` (while submissions are open) or an organizer makes a
 /// single-use link for one person to join the team, valid 72 hours or until the deadline.
 /// The link is returned to the inviter (to pass on) and mailed through the outbox.
-pub async fn invite_to_team<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+pub async fn invite_to_team(
+    w: &Write,
     tm: &team::Model,
     email: &str,
     links: &Links,
 ) -> AppResult<(invitation::Model, String)> {
-    let e = super::lock_event(txn, tm.event_id).await?;
+    let actor = w.actor()?;
+    let e = w.event_by_id(tm.event_id).await?;
     let email = validate::email("email", email)?;
     // Members until the deadline; organizers too, since a link made after it could never
     // be used.
-    if super::teams::team_actor(txn, actor, tm, &e).await? {
-        super::teams::require_teams_open(&e, clock(txn).await?)?;
+    if super::teams::team_actor(w, tm, &e).await? {
+        super::teams::require_teams_open(&e, w.now())?;
     }
     let (inv, token) = issue(
-        txn,
+        w,
         actor.public_id(),
         &actor.user.display_name,
         &e,
@@ -567,8 +552,7 @@ pub async fn invite_to_team<C: ConnectionTrait>(
         links,
     )
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("team.invitation_sent", "team", &tm.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

@@ -25,8 +25,8 @@ use sea_orm::{
 use serde_json::json;
 
 use super::judges::{find_judge, judge_key, judge_of_user, rubric};
-use super::{Actor, Role, clock, json_ids, lock_event, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Organizer, Role, Write, json_ids, validate};
+use crate::audit::Entry;
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
 
@@ -84,15 +84,13 @@ pub(crate) fn check_criterion(f: &CriterionFields) -> AppResult<()> {
 
 /// Creates or updates a criterion by key. Once any score exists in the event, criteria
 /// cannot be added, reweighted or re-ranged (renaming and reordering are fine).
-pub async fn set_criterion<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn set_criterion(
+    w: &Write,
+    org: Organizer<'_>,
     f: CriterionFields,
 ) -> AppResult<criterion::Model> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     check_criterion(&f)?;
-    lock_event(txn, e.id).await?;
     let scored = any_score(txn, e.id).await?;
     let existing = criterion::Entity::find()
         .filter(criterion::Column::EventId.eq(e.id))
@@ -140,8 +138,7 @@ pub async fn set_criterion<C: ConnectionTrait>(
             .await?
         }
     };
-    audit::append(
-        txn,
+    w.append(
         Entry::new("criterion.saved", "criterion", &c.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -151,14 +148,8 @@ pub async fn set_criterion<C: ConnectionTrait>(
     Ok(c)
 }
 
-pub async fn remove_criterion<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-    key: &str,
-) -> AppResult<()> {
-    require_organizer(txn, actor, e).await?;
-    lock_event(txn, e.id).await?;
+pub async fn remove_criterion(w: &Write, org: Organizer<'_>, key: &str) -> AppResult<()> {
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     if any_score(txn, e.id).await? {
         return Err(AppError::conflict(
             "scores exist in this event: criteria cannot be removed",
@@ -171,8 +162,7 @@ pub async fn remove_criterion<C: ConnectionTrait>(
         .await?
         .ok_or(AppError::NotFound("criterion"))?;
     criterion::Entity::delete_by_id(c.id).exec(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("criterion.removed", "criterion", &c.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -225,6 +215,7 @@ pub async fn insert_assignment<C: ConnectionTrait>(
     p: &project::Model,
     source: AssignmentSource,
     status: AssignmentStatus,
+    at: DateTime<Utc>,
 ) -> AppResult<assignment::Model> {
     Ok(assignment::ActiveModel {
         public_id: Set(public_id("asg")),
@@ -233,7 +224,7 @@ pub async fn insert_assignment<C: ConnectionTrait>(
         project_id: Set(p.id),
         status: Set(status),
         source: Set(source),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(at),
         ..Default::default()
     }
     .insert(txn)
@@ -241,15 +232,13 @@ pub async fn insert_assignment<C: ConnectionTrait>(
 }
 
 /// An organizer assigns one judge to one project.
-pub async fn assign<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn assign(
+    w: &Write,
+    org: Organizer<'_>,
     judge: &str,
     project_id: &str,
 ) -> AppResult<assignment::Model> {
-    require_organizer(txn, actor, e).await?;
-    lock_event(txn, e.id).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let j = find_judge(txn, e.id, judge).await?;
     let p = super::find_project(txn, project_id, Some(e.id))
         .await?
@@ -275,10 +264,10 @@ pub async fn assign<C: ConnectionTrait>(
         &p,
         AssignmentSource::Manual,
         AssignmentStatus::Pending,
+        w.now(),
     )
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("assignment.created", "assignment", &a.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -289,18 +278,15 @@ pub async fn assign<C: ConnectionTrait>(
 }
 
 /// Removes an assignment that has not been scored; returns its event's id.
-pub async fn unassign<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    assignment_id: &str,
-) -> AppResult<i64> {
+pub async fn unassign(w: &Write, assignment_id: &str) -> AppResult<i64> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let a = assignment::Entity::find()
         .filter(assignment::Column::PublicId.eq(assignment_id))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("assignment"))?;
-    let e = lock_event(txn, a.event_id).await?;
-    if require_organizer(txn, actor, &e).await.is_err() {
+    let e = w.event_by_id(a.event_id).await?;
+    if w.organizer(&e).await.is_err() {
         return Err(AppError::NotFound("assignment"));
     }
     let scored = review::Entity::find()
@@ -312,8 +298,7 @@ pub async fn unassign<C: ConnectionTrait>(
         return Err(AppError::conflict("a scored assignment cannot be removed"));
     }
     assignment::Entity::delete_by_id(a.id).exec(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("assignment.removed", "assignment", &a.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),
@@ -325,17 +310,15 @@ pub async fn unassign<C: ConnectionTrait>(
 /// Declares a conflict between a judge and a team (covering the team's future projects
 /// too). The judge's assignments to the team's projects become `recused`, and their reviews
 /// stop counting.
-pub async fn recuse<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn recuse(
+    w: &Write,
+    org: Organizer<'_>,
     judge: &str,
     team_id: &str,
     reason: &str,
 ) -> AppResult<recusal::Model> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let reason = validate::text("reason", reason, 500)?;
-    lock_event(txn, e.id).await?;
     let j = find_judge(txn, e.id, judge).await?;
     let t = super::find_team(txn, team_id, Some(e.id))
         .await?
@@ -358,7 +341,7 @@ pub async fn recuse<C: ConnectionTrait>(
         judge_id: Set(j.id),
         team_id: Set(t.id),
         reason: Set(reason),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(w.now()),
         ..Default::default()
     }
     .insert(txn)
@@ -380,8 +363,7 @@ pub async fn recuse<C: ConnectionTrait>(
         .exec(txn)
         .await?
         .rows_affected;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("recusal.declared", "recusal", &r.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -445,14 +427,14 @@ pub fn check_scores(
 }
 
 /// The judge of an assignment creates or updates its review, appending a revision.
-pub async fn save_review<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+pub async fn save_review(
+    w: &Write,
     assignment_id: &str,
     scores: &[(String, i64)],
     comment: Option<&str>,
     submit: bool,
 ) -> AppResult<review::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let a = assignment::Entity::find()
         .filter(assignment::Column::PublicId.eq(assignment_id))
         .one(txn)
@@ -462,20 +444,18 @@ pub async fn save_review<C: ConnectionTrait>(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("assignment"))?;
-    let e = event::Entity::find_by_id(a.event_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("event"))?;
+    // Locked: the judging window is checked against the event as it stands until commit.
+    let e = w.event_by_id(a.event_id).await?;
     if judge.user_id != actor.user.id {
         // Organizers can see the assignment but may not score it; anyone else cannot see it.
-        return match require_organizer(txn, actor, &e).await {
-            Ok(()) => Err(AppError::forbidden(
+        return match w.organizer(&e).await {
+            Ok(_) => Err(AppError::forbidden(
                 "only the assigned judge may write this review",
             )),
             Err(_) => Err(AppError::NotFound("assignment")),
         };
     }
-    let t = clock(txn).await?;
+    let t = w.now();
     require_judging_open(&e, t)?;
     if a.status == AssignmentStatus::Recused {
         return Err(AppError::conflict("this assignment is recused"));
@@ -560,8 +540,7 @@ pub async fn save_review<C: ConnectionTrait>(
     } else {
         "review.saved"
     };
-    audit::append(
-        txn,
+    w.append(
         Entry::new(action, "review", &r.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -803,16 +782,15 @@ async fn planner_input<C: ConnectionTrait>(txn: &C, e: &event::Model) -> AppResu
 /// Plans (and with `apply`, writes) assignments bringing every submitted project to `k`
 /// reviews; see [`crate::planner`]. Applying writes the new edges in this transaction with
 /// one audit entry listing them; re-applying adds nothing.
-pub async fn auto_assign<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn auto_assign(
+    w: &Write,
+    org: Organizer<'_>,
     k: i32,
     max_load: Option<i32>,
     seed: i64,
     apply: bool,
 ) -> AppResult<(crate::planner::Plan, usize)> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     if !(1..=50).contains(&k) {
         return Err(AppError::bad_input("k", "must be between 1 and 50"));
     }
@@ -822,7 +800,6 @@ pub async fn auto_assign<C: ConnectionTrait>(
     if seed < 0 {
         return Err(AppError::bad_input("seed", "must not be negative"));
     }
-    lock_event(txn, e.id).await?;
     let PlannerInput {
         projects: plan_projects,
         judges: plan_judges,
@@ -862,13 +839,13 @@ pub async fn auto_assign<C: ConnectionTrait>(
             pr,
             AssignmentSource::Auto,
             AssignmentStatus::Pending,
+            w.now(),
         )
         .await?;
         written.push(json!([judge, project]));
     }
     let n = written.len();
-    audit::append(
-        txn,
+    w.append(
         Entry::new("assignments.planned", "event", &e.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

@@ -1,6 +1,9 @@
-//! The business rules. Each mutation is a function that takes the open write transaction,
-//! checks its rules against what the transaction reads, writes, and appends exactly one
-//! audit entry. The caller commits; side effects (subscriptions) follow the commit.
+//! The business rules. Each mutation is a function that takes the write context
+//! ([`Write`]: the open transaction, the actor, and the clock read once), checks its rules
+//! against what the transaction reads (the event too, read and locked in it), writes, and
+//! appends exactly one audit entry ([`Write::append`]). Organizer-only rules take an
+//! [`Organizer`], which only [`Write::organizer`] makes. The caller commits; side effects
+//! (subscriptions) follow the commit.
 
 use std::collections::HashMap;
 
@@ -36,9 +39,13 @@ pub mod teams;
 pub mod validate;
 pub mod voting;
 pub mod webhooks;
+pub mod write;
 
-/// Now, by the database's clock, read in `db` (a mutation's transaction): the one clock
-/// of every window check and every timestamp a mutation writes. See [`crate::db::now`] for
+pub use write::{Organizer, Write};
+
+/// Now, by the database's clock, read in `db`. A mutation reads it once, as
+/// [`Write::now`]; this is for the writes that have no [`Write`] (imports, the demo, the
+/// workers) and for reads. See [`crate::db::now`] for
 /// why the database's clock and what it reads on each backend.
 pub async fn clock<C: ConnectionTrait>(db: &C) -> AppResult<DateTime<Utc>> {
     Ok(crate::db::now(db).await?)
@@ -140,21 +147,6 @@ pub async fn is_organizer<C: ConnectionTrait>(
         || roles_in(db, actor.user.id, event.id)
             .await?
             .contains(&Role::Organizer))
-}
-
-/// Refuses unless `actor` organizes `event` (or is a site admin).
-pub async fn require_organizer<C: ConnectionTrait>(
-    db: &C,
-    actor: &Actor,
-    event: &event::Model,
-) -> AppResult<()> {
-    if is_organizer(db, actor, event).await? {
-        Ok(())
-    } else {
-        Err(AppError::forbidden(
-            "only the event's organizers may do this",
-        ))
-    }
 }
 
 /// Locks the event row for the rest of the transaction (PostgreSQL; SQLite's write

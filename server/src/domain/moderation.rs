@@ -12,8 +12,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, clock, find_project, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Write, find_project, validate};
+use crate::audit::Entry;
 use crate::error::{AppError, AppResult};
 
 /// What an organizer does to a project.
@@ -49,19 +49,13 @@ impl Action {
 }
 
 /// The project with `id` and its event, for that event's organizers.
-async fn organized<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<(project::Model, event::Model)> {
+async fn organized(w: &Write, id: &str) -> AppResult<(project::Model, event::Model)> {
+    let txn = w.txn();
     let p = find_project(txn, id, None)
         .await?
         .ok_or(AppError::NotFound("project"))?;
-    let e = event::Entity::find_by_id(p.event_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("event"))?;
-    require_organizer(txn, actor, &e).await?;
+    let e = w.event_by_id(p.event_id).await?;
+    w.organizer(&e).await?;
     Ok((p, e))
 }
 
@@ -72,13 +66,9 @@ fn reason(raw: &str) -> AppResult<String> {
 /// Applies `action` to the project with `id` (organizers; at any time, since these are
 /// the organizers' decisions, not the team's). Refuses what would change nothing
 /// (CONFLICT), so the audit log records only real changes.
-pub async fn moderate<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    action: Action,
-) -> AppResult<project::Model> {
-    let (p, e) = organized(txn, actor, id).await?;
+pub async fn moderate(w: &Write, id: &str, action: Action) -> AppResult<project::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (p, e) = organized(w, id).await?;
     let mut payload = json!({});
     let mut am = p.clone().into_active_model();
     match &action {
@@ -164,10 +154,9 @@ pub async fn moderate<C: ConnectionTrait>(
             am.track_id = Set(to.id);
         }
     }
-    am.updated_at = Set(clock(txn).await?);
+    am.updated_at = Set(w.now());
     let p = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new(action.audit_action(), "project", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

@@ -6,14 +6,14 @@
 
 use std::collections::HashMap;
 
-use entity::{event, prize, project};
+use entity::{prize, project};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use serde_json::json;
 
-use super::{Actor, clock, find_project, find_track, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Organizer, Write, find_project, find_track, validate};
+use crate::audit::Entry;
 use crate::calibrate::{CalibrationResult, ProjectOut};
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
@@ -31,13 +31,12 @@ pub struct NewPrize {
 
 /// Creates a prize of `e` (organizers): name one line of 1 to 200 characters, description
 /// up to 2,000, position 0 to [`POSITION_MAX`], track one of the event's.
-pub async fn create_prize<C: sea_orm::ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn create_prize(
+    w: &Write,
+    org: Organizer<'_>,
     input: NewPrize,
 ) -> AppResult<prize::Model> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let name = validate::name("name", &input.name, validate::NAME_MAX)?;
     let description = validate::text(
         "description",
@@ -67,13 +66,12 @@ pub async fn create_prize<C: sea_orm::ConnectionTrait>(
         description: Set(description),
         position: Set(input.position),
         winner_project_id: Set(None),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(w.now()),
         ..Default::default()
     }
     .insert(txn)
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("prize.created", "prize", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -90,22 +88,15 @@ pub async fn create_prize<C: sea_orm::ConnectionTrait>(
 /// Assigns the winner of the prize with public id `id` by hand (organizers), or clears it
 /// (`project` None): a submitted project of the prize's event, of its track for a track
 /// prize.
-pub async fn assign_prize<C: sea_orm::ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    project: Option<&str>,
-) -> AppResult<prize::Model> {
+pub async fn assign_prize(w: &Write, id: &str, project: Option<&str>) -> AppResult<prize::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let p = prize::Entity::find()
         .filter(prize::Column::PublicId.eq(id))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("prize"))?;
-    let e = event::Entity::find_by_id(p.event_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("event"))?;
-    require_organizer(txn, actor, &e).await?;
+    let e = w.event_by_id(p.event_id).await?;
+    w.organizer(&e).await?;
     let winner = match project {
         Some(id) => {
             let w = find_project(txn, id, Some(e.id))
@@ -128,8 +119,7 @@ pub async fn assign_prize<C: sea_orm::ConnectionTrait>(
     let mut row: prize::ActiveModel = p.into();
     row.winner_project_id = Set(winner.as_ref().map(|w| w.id));
     let p = row.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("prize.assigned", "prize", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)

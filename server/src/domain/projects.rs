@@ -3,13 +3,11 @@
 use chrono::{DateTime, Utc};
 use entity::project::ProjectStatus;
 use entity::{event, project};
-use sea_orm::{
-    ActiveEnum, ActiveModelTrait, ActiveValue::Set, ConnectionTrait, EntityTrait, IntoActiveModel,
-};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ActiveValue::Set, ConnectionTrait, IntoActiveModel};
 use serde_json::json;
 
-use super::{Access, Actor, clock, require_submissions_open, validate};
-use crate::audit::{self, Entry};
+use super::{Access, Write, require_submissions_open, validate};
+use crate::audit::Entry;
 use crate::crypto::public_id;
 use crate::error::{AppError, AppResult};
 
@@ -89,13 +87,15 @@ async fn apply<C: ConnectionTrait>(
 
 /// The caller's team creates a draft. The team comes from the caller's own membership,
 /// never from the input.
-pub async fn create_project<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+pub async fn create_project(
+    w: &Write,
     e: &event::Model,
     f: ProjectFields,
 ) -> AppResult<project::Model> {
-    let t = clock(txn).await?;
+    let (txn, actor) = (w.txn(), w.actor()?);
+    // `e` was read (and locked) in this write: a window moved since the client's last read
+    // is seen here.
+    let t = w.now();
     require_submissions_open(e, t)?;
     let access = Access::load(txn, &actor.user).await?;
     let team_id = access
@@ -128,8 +128,7 @@ pub async fn create_project<C: ConnectionTrait>(
     };
     apply(txn, &mut am, e.id, f).await?;
     let p = am.insert(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("project.created", "project", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -142,11 +141,11 @@ pub async fn create_project<C: ConnectionTrait>(
 /// Loads a project for a write by its own team: NOT_FOUND when the caller cannot see it,
 /// FORBIDDEN when they can but it is not theirs, WINDOW_CLOSED outside the window. Returns
 /// it with its event and the time the window was checked at (the database's clock).
-async fn for_team_write<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+async fn for_team_write(
+    w: &Write,
     id: &str,
 ) -> AppResult<(project::Model, event::Model, DateTime<Utc>)> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let p = super::find_project(txn, id, None)
         .await?
         .ok_or(AppError::NotFound("project"))?;
@@ -154,27 +153,21 @@ async fn for_team_write<C: ConnectionTrait>(
     if !access.can_see_project(&p) {
         return Err(AppError::NotFound("project"));
     }
-    let e = event::Entity::find_by_id(p.event_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("event"))?;
+    // Locked: the window is checked against the event as it stands until commit.
+    let e = w.event_by_id(p.event_id).await?;
     // Who may change it before when: a caller off the team is refused as such, whatever
     // the time (a closed window is news only to the team).
     if !access.on_team(p.event_id, p.team_id) {
         return Err(AppError::forbidden("only the project's team may change it"));
     }
-    let t = clock(txn).await?;
+    let t = w.now();
     require_submissions_open(&e, t)?;
     Ok((p, e, t))
 }
 
-pub async fn update_project<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    f: ProjectFields,
-) -> AppResult<project::Model> {
-    let (p, e, t) = for_team_write(txn, actor, id).await?;
+pub async fn update_project(w: &Write, id: &str, f: ProjectFields) -> AppResult<project::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (p, e, t) = for_team_write(w, id).await?;
     if p.status == ProjectStatus::Withdrawn {
         return Err(AppError::conflict(
             "a withdrawn project cannot be edited; submit it again first",
@@ -185,8 +178,7 @@ pub async fn update_project<C: ConnectionTrait>(
     apply(txn, &mut am, e.id, f).await?;
     am.updated_at = Set(t);
     let p = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("project.updated", "project", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -196,13 +188,9 @@ pub async fn update_project<C: ConnectionTrait>(
     Ok(p)
 }
 
-async fn set_status<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    to: ProjectStatus,
-) -> AppResult<project::Model> {
-    let (p, e, t) = for_team_write(txn, actor, id).await?;
+async fn set_status(w: &Write, id: &str, to: ProjectStatus) -> AppResult<project::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (p, e, t) = for_team_write(w, id).await?;
     let from = p.status;
     let allowed = match to {
         ProjectStatus::Submitted => from != ProjectStatus::Submitted,
@@ -227,8 +215,7 @@ async fn set_status<C: ConnectionTrait>(
     } else {
         "project.withdrawn"
     };
-    audit::append(
-        txn,
+    w.append(
         Entry::new(action, "project", &p.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -238,19 +225,11 @@ async fn set_status<C: ConnectionTrait>(
     Ok(p)
 }
 
-pub async fn submit_project<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<project::Model> {
-    set_status(txn, actor, id, ProjectStatus::Submitted).await
+pub async fn submit_project(w: &Write, id: &str) -> AppResult<project::Model> {
+    set_status(w, id, ProjectStatus::Submitted).await
 }
 
 /// Withdrawal is a status change, never a delete.
-pub async fn withdraw_project<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<project::Model> {
-    set_status(txn, actor, id, ProjectStatus::Withdrawn).await
+pub async fn withdraw_project(w: &Write, id: &str) -> AppResult<project::Model> {
+    set_status(w, id, ProjectStatus::Withdrawn).await
 }

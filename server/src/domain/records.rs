@@ -21,12 +21,12 @@
 //! JSON, so any changed byte (even whitespace) fails, as for result bundles.
 
 use entity::{event, membership, project, review, team_member};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Actor, clock};
-use crate::audit::{self, Entry, canonical_time};
+use super::Write;
+use crate::audit::{Entry, canonical_time};
 use crate::crypto::signing::{PARTICIPATION_TAG, PublicKey, Signer25519};
 use crate::crypto::{canonical_json, public_id, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -115,12 +115,8 @@ fn project_refs(mut projects: Vec<project::Model>) -> Vec<ProjectRef> {
 /// `participationRecord`: signs a record of `actor`'s own participation in `e` and appends
 /// `record.issued` (its id and the document's SHA-256; nothing personal). FORBIDDEN when
 /// the actor holds no role in the event (site admins included: they did not take part).
-pub async fn issue<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-    signer: &Signer25519,
-) -> AppResult<String> {
+pub async fn issue(w: &Write, e: &event::Model, signer: &Signer25519) -> AppResult<String> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let memberships = membership::Entity::find()
         .filter(membership::Column::UserId.eq(actor.user.id))
         .filter(membership::Column::EventId.eq(e.id))
@@ -186,7 +182,7 @@ pub async fn issue<C: ConnectionTrait>(
         roles,
         judged: project_refs(judged),
         built: project_refs(built),
-        issued_at: canonical_time(clock(txn).await?),
+        issued_at: canonical_time(w.now()),
         key_fingerprint: signer.fingerprint(),
     };
     let signature = signer.sign(PARTICIPATION_TAG, &[record_bytes(&record)?.as_bytes()]);
@@ -197,8 +193,7 @@ pub async fn issue<C: ConnectionTrait>(
         public_key: signer.public().to_pem(),
         signature,
     })?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("record.issued", "participation_record", &id)
             .by(actor.public_id())
             .in_event(&e.external_id)

@@ -18,7 +18,7 @@ use sea_orm::{
 use serde_json::json;
 
 use super::judges::{judge_key, judges_of_event, rubric};
-use super::{Actor, require_organizer};
+use super::{Actor, Organizer, Write};
 use crate::audit::{self, Entry, canonical_time};
 use crate::calibrate::{
     self, CalibrationInput, CalibrationResult, JudgeIn, Params, ProjectIn, ReviewIn,
@@ -207,7 +207,13 @@ pub async fn plan_run<C: ConnectionTrait>(
     seed: Option<i64>,
     bootstrap: Option<i32>,
 ) -> AppResult<PlannedRun> {
-    require_organizer(db, actor, e).await?;
+    // A read (a snapshot, not a write): checked here; the write that stores the run takes
+    // the organizer's proof ([`store_run`]).
+    if !super::is_organizer(db, actor, e).await? {
+        return Err(AppError::forbidden(
+            "only the event's organizers may do this",
+        ));
+    }
     let (seed, bootstrap) = run_params(seed, bootstrap)?;
     let params = Params {
         bootstrap: bootstrap as u32,
@@ -272,15 +278,13 @@ pub fn inputs_kept_changing() -> AppError {
 /// (nothing written) when they changed since [`plan_run`] read them, so that a run never
 /// claims inputs that were no longer current when it was committed. Re-reading and hashing
 /// the inputs is cheap next to computing.
-pub async fn store_run<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn store_run(
+    w: &Write,
+    org: Organizer<'_>,
     signer: &Signer25519,
     computed: &ComputedRun,
 ) -> AppResult<Option<calibration_run::Model>> {
-    require_organizer(txn, actor, e).await?;
-    super::lock_event(txn, e.id).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     // No other write commits before this one from here on, so the inputs read next are
     // the inputs at commit.
     audit::lock_head(txn).await?;
@@ -294,22 +298,22 @@ pub async fn store_run<C: ConnectionTrait>(
     let result_hash = sha256_hex(result_json.as_bytes());
     let params_text = params_json(&plan.params);
     let public = crate::crypto::public_id("run");
-    let created_at = super::clock(txn).await?;
+    let created_at = w.now();
     let created = canonical_time(created_at);
-    let seq = audit::append(
-        txn,
-        Entry::new("calibration.ran", "calibration_run", &public)
-            .by(actor.public_id())
-            .in_event(&e.external_id)
-            .with(json!({
-                "run": public,
-                "inputs_hash": plan.inputs_hash,
-                "result_hash": result_hash,
-                "engine_version": result.engine_version,
-                "created_at": created,
-            })),
-    )
-    .await?;
+    let seq = w
+        .append(
+            Entry::new("calibration.ran", "calibration_run", &public)
+                .by(actor.public_id())
+                .in_event(&e.external_id)
+                .with(json!({
+                    "run": public,
+                    "inputs_hash": plan.inputs_hash,
+                    "result_hash": result_hash,
+                    "engine_version": result.engine_version,
+                    "created_at": created,
+                })),
+        )
+        .await?;
     let signature = signer.sign(
         RUN_TAG,
         &run_fields(
@@ -366,9 +370,10 @@ pub async fn run_calibration(
         let plan = plan_run(&snapshot, actor, e, seed, bootstrap).await?;
         snapshot.rollback().await?;
         let computed = compute_run(plan).await?;
-        let txn = db.write().await?;
-        if let Some(run) = store_run(&txn, actor, e, signer, &computed).await? {
-            txn.commit().await?;
+        let w = Write::begin(db, Some(actor.clone())).await?;
+        let e = w.event_by_id(e.id).await?;
+        if let Some(run) = store_run(&w, w.organizer(&e).await?, signer, &computed).await? {
+            w.commit().await?;
             return Ok(run);
         }
     }
@@ -469,16 +474,14 @@ pub fn publication_fields<'a>(
 
 /// Publishes a run as the event's next result version. After a final publication, nothing
 /// more is published.
-pub async fn publish<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn publish(
+    w: &Write,
+    org: Organizer<'_>,
     signer: &Signer25519,
     run_id: &str,
     is_final: bool,
 ) -> AppResult<(result_publication::Model, calibration_run::Model)> {
-    require_organizer(txn, actor, e).await?;
-    super::lock_event(txn, e.id).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let run = calibration_run::Entity::find()
         .filter(calibration_run::Column::PublicId.eq(run_id))
         .filter(calibration_run::Column::EventId.eq(e.id))
@@ -491,22 +494,22 @@ pub async fn publish<C: ConnectionTrait>(
     }
     let version = last.map(|p| p.version + 1).unwrap_or(1);
     let public = crate::crypto::public_id("pub");
-    let at = super::clock(txn).await?;
+    let at = w.now();
     let at_text = canonical_time(at);
-    let seq = audit::append(
-        txn,
-        Entry::new("results.published", "result_publication", &public)
-            .by(actor.public_id())
-            .in_event(&e.external_id)
-            .with(json!({
-                "version": version,
-                "final": is_final,
-                "run": run.public_id,
-                "result_hash": run.result_hash,
-                "published_at": at_text,
-            })),
-    )
-    .await?;
+    let seq = w
+        .append(
+            Entry::new("results.published", "result_publication", &public)
+                .by(actor.public_id())
+                .in_event(&e.external_id)
+                .with(json!({
+                    "version": version,
+                    "final": is_final,
+                    "run": run.public_id,
+                    "result_hash": run.result_hash,
+                    "published_at": at_text,
+                })),
+        )
+        .await?;
     let signature = signer.sign(
         PUBLICATION_TAG,
         &publication_fields(

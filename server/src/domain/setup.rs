@@ -17,8 +17,9 @@ use serde_json::json;
 
 use super::accounts::new_session;
 use super::links::LinkState;
+use super::write::Write;
 use super::{clock, validate};
-use crate::audit::{self, Entry};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, public_id, sha256_hex};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
@@ -91,13 +92,14 @@ pub async fn state<C: ConnectionTrait>(
 /// `setUpSite`: creates the first account as site admin with the setup link and signs it
 /// in. Refused: an unknown link NOT_FOUND; a used or expired one, or any account existing
 /// already, FORBIDDEN with a sentence that says which.
-pub async fn set_up_site<C: ConnectionTrait>(
-    txn: &C,
+pub async fn set_up_site(
+    w: &Write,
     token: &str,
     email: &str,
     pass: &str,
     display_name: &str,
 ) -> AppResult<(user::Model, String)> {
+    let txn = w.txn();
     let (state, row) = state(txn, token).await?;
     match state {
         LinkState::Valid => {}
@@ -120,7 +122,7 @@ pub async fn set_up_site<C: ConnectionTrait>(
     let email = validate::email("email", email)?;
     validate::password("password", pass)?;
     let display_name = validate::name("displayName", display_name, 100)?;
-    let t = clock(txn).await?;
+    let t = w.now();
     // The conditional update makes the link single-use, however many requests race.
     let claimed = setup_link::Entity::update_many()
         .col_expr(
@@ -151,8 +153,7 @@ pub async fn set_up_site<C: ConnectionTrait>(
     .insert(txn)
     .await?;
     let session = new_session(txn, u.id).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("site.set_up", "user", &u.public_id)
             .by(&u.public_id)
             .with(json!({ "site_admin": true })),

@@ -8,19 +8,19 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, Role, clock, lock_event, roles_in, validate};
-use crate::audit::{self, Entry};
+use super::{Role, Write, roles_in, validate};
+use crate::audit::Entry;
 use crate::crypto::{public_id, random_string};
 use crate::error::{AppError, AppResult};
 
 /// A participant creates a team and joins it; an organizer creates an empty one.
-pub async fn create_team<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+pub async fn create_team(
+    w: &Write,
     e: &event::Model,
     name: &str,
     external_id: Option<String>,
 ) -> AppResult<team::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let name = validate::name("name", name, validate::NAME_MAX)?;
     let external_id = external_id
         .map(|x| validate::external_id("externalId", &x))
@@ -34,10 +34,9 @@ pub async fn create_team<C: ConnectionTrait>(
         ));
     }
     if joins {
-        lock_event(txn, e.id).await?;
         check_free_to_join(txn, actor.user.id, e.id).await?;
     }
-    let now = clock(txn).await?;
+    let now = w.now();
     let t = team::ActiveModel {
         public_id: Set(public_id("team")),
         event_id: Set(e.id),
@@ -51,10 +50,9 @@ pub async fn create_team<C: ConnectionTrait>(
     .insert(txn)
     .await?;
     if joins {
-        insert_member(txn, &t, actor.user.id).await?;
+        insert_member(txn, &t, actor.user.id, now).await?;
     }
-    audit::append(
-        txn,
+    w.append(
         Entry::new("team.created", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -136,6 +134,7 @@ pub(super) async fn add_with_room<C: ConnectionTrait>(
     t: &team::Model,
     e: &event::Model,
     user_id: i64,
+    at: DateTime<Utc>,
 ) -> AppResult<()> {
     team::Entity::find_by_id(t.id)
         .lock_exclusive()
@@ -152,7 +151,7 @@ pub(super) async fn add_with_room<C: ConnectionTrait>(
             e.max_team_size
         )));
     }
-    insert_member(txn, t, user_id).await
+    insert_member(txn, t, user_id, at).await
 }
 
 /// Puts `user_id` on team `t`, unchecked: callers check room and eligibility first.
@@ -160,12 +159,13 @@ pub async fn insert_member<C: ConnectionTrait>(
     txn: &C,
     t: &team::Model,
     user_id: i64,
+    at: DateTime<Utc>,
 ) -> AppResult<()> {
     team_member::ActiveModel {
         event_id: Set(t.event_id),
         team_id: Set(t.id),
         user_id: Set(user_id),
-        created_at: Set(clock(txn).await?),
+        created_at: Set(at),
         ..Default::default()
     }
     .insert(txn)
@@ -174,18 +174,15 @@ pub async fn insert_member<C: ConnectionTrait>(
 }
 
 /// A registered participant joins a team with its invite code.
-pub async fn join_team<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    invite_code: &str,
-) -> AppResult<team::Model> {
+pub async fn join_team(w: &Write, invite_code: &str) -> AppResult<team::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let t = team::Entity::find()
         .filter(team::Column::InviteCode.eq(invite_code.trim()))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("team"))?;
-    let e = lock_event(txn, t.event_id).await?;
-    let now = clock(txn).await?;
+    let e = w.event_by_id(t.event_id).await?;
+    let now = w.now();
     if t.invite_code_expires_at.is_some_and(|x| x <= now) && now < e.submissions_close {
         return Err(AppError::WindowClosed(
             "this invite code has expired: ask the team for a new one (rotateInviteCode)".into(),
@@ -199,10 +196,9 @@ pub async fn join_team<C: ConnectionTrait>(
             "register for this event before joining a team",
         ));
     }
-    require_teams_open(&e, clock(txn).await?)?;
-    add_with_room(txn, &t, &e, actor.user.id).await?;
-    audit::append(
-        txn,
+    require_teams_open(&e, w.now())?;
+    add_with_room(txn, &t, &e, actor.user.id, w.now()).await?;
+    w.append(
         Entry::new("team.joined", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),
@@ -212,14 +208,10 @@ pub async fn join_team<C: ConnectionTrait>(
 }
 
 /// An organizer puts a person on a team (registering them as a participant if needed).
-pub async fn add_team_member<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    t: &team::Model,
-    email: &str,
-) -> AppResult<team::Model> {
-    let e = lock_event(txn, t.event_id).await?;
-    super::require_organizer(txn, actor, &e).await?;
+pub async fn add_team_member(w: &Write, t: &team::Model, email: &str) -> AppResult<team::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let e = w.event_by_id(t.event_id).await?;
+    w.organizer(&e).await?;
     let email = validate::email("email", email)?;
     let u = super::user_by_email(txn, &email)
         .await?
@@ -228,11 +220,11 @@ pub async fn add_team_member<C: ConnectionTrait>(
         .await?
         .contains(&Role::Participant)
     {
-        super::events::insert_membership(txn, u.id, e.id, Role::Participant, None, "[]").await?;
+        super::events::insert_membership(txn, u.id, e.id, Role::Participant, None, "[]", w.now())
+            .await?;
     }
-    add_with_room(txn, t, &e, u.id).await?;
-    audit::append(
-        txn,
+    add_with_room(txn, t, &e, u.id, w.now()).await?;
+    w.append(
         Entry::new("team.member_added", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -244,13 +236,9 @@ pub async fn add_team_member<C: ConnectionTrait>(
 
 /// Whether the caller may act for team `t`: a member, or an organizer of its event.
 /// Members act only while submissions are open; organizers at any time, with a reason.
-pub(super) async fn team_actor<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    t: &team::Model,
-    e: &event::Model,
-) -> AppResult<bool> {
-    if super::is_organizer(txn, actor, e).await? {
+pub(super) async fn team_actor(w: &Write, t: &team::Model, e: &event::Model) -> AppResult<bool> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    if w.try_organizer(e).await?.is_some() {
         return Ok(true);
     }
     if !on_team(txn, t.id, actor.user.id).await? {
@@ -258,7 +246,7 @@ pub(super) async fn team_actor<C: ConnectionTrait>(
             "only the team's members and the event's organizers may do this",
         ));
     }
-    require_teams_open(e, clock(txn).await?)?;
+    require_teams_open(e, w.now())?;
     Ok(false)
 }
 
@@ -296,11 +284,8 @@ async fn keep_someone<C: ConnectionTrait>(txn: &C, t: &team::Model) -> AppResult
 }
 
 /// `leaveTeam`: the caller leaves their team, while submissions are open.
-pub async fn leave_team<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    t: &team::Model,
-) -> AppResult<team::Model> {
+pub async fn leave_team(w: &Write, t: &team::Model) -> AppResult<team::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     // A team of an event the caller takes no part in is not one they can know of.
     if !super::Access::load(txn, &actor.user)
         .await?
@@ -308,7 +293,7 @@ pub async fn leave_team<C: ConnectionTrait>(
     {
         return Err(AppError::NotFound("team"));
     }
-    let e = lock_event(txn, t.event_id).await?;
+    let e = w.event_by_id(t.event_id).await?;
     team::Entity::find_by_id(t.id)
         .lock_exclusive()
         .one(txn)
@@ -316,11 +301,10 @@ pub async fn leave_team<C: ConnectionTrait>(
     if !on_team(txn, t.id, actor.user.id).await? {
         return Err(AppError::conflict("you are not on this team"));
     }
-    require_teams_open(&e, clock(txn).await?)?;
+    require_teams_open(&e, w.now())?;
     keep_someone(txn, t).await?;
     take_off(txn, t.id, actor.user.id).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("team.left", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),
@@ -330,15 +314,15 @@ pub async fn leave_team<C: ConnectionTrait>(
 }
 
 /// `removeTeamMember`: an organizer takes a person off a team, at any time, with a reason.
-pub async fn remove_member<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+pub async fn remove_member(
+    w: &Write,
     t: &team::Model,
     email: &str,
     reason: &str,
 ) -> AppResult<team::Model> {
-    let e = lock_event(txn, t.event_id).await?;
-    super::require_organizer(txn, actor, &e).await?;
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let e = w.event_by_id(t.event_id).await?;
+    w.organizer(&e).await?;
     let reason = validate::name("reason", reason, 500)?;
     let email = validate::email("email", email)?;
     team::Entity::find_by_id(t.id)
@@ -356,8 +340,7 @@ pub async fn remove_member<C: ConnectionTrait>(
     }
     keep_someone(txn, t).await?;
     take_off(txn, t.id, u.id).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("team.member_removed", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -369,22 +352,21 @@ pub async fn remove_member<C: ConnectionTrait>(
 
 /// `renameTeam`: a member while submissions are open; an organizer at any time, with a
 /// reason.
-pub async fn rename_team<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+pub async fn rename_team(
+    w: &Write,
     t: &team::Model,
     name: &str,
     reason: Option<&str>,
 ) -> AppResult<team::Model> {
-    let e = lock_event(txn, t.event_id).await?;
-    let organizer = team_actor(txn, actor, t, &e).await?;
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let e = w.event_by_id(t.event_id).await?;
+    let organizer = team_actor(w, t, &e).await?;
     let reason = organizer_reason(organizer, reason)?;
     let name = validate::name("name", name, validate::NAME_MAX)?;
     let mut am: team::ActiveModel = t.clone().into();
     am.name = Set(name.clone());
     let t = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("team.renamed", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -396,20 +378,16 @@ pub async fn rename_team<C: ConnectionTrait>(
 
 /// `rotateInviteCode`: a new code (the old one stops working), valid 72 hours or until the
 /// deadline. A member while submissions are open; an organizer at any time.
-pub async fn rotate_invite_code<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    t: &team::Model,
-) -> AppResult<team::Model> {
-    let e = lock_event(txn, t.event_id).await?;
-    team_actor(txn, actor, t, &e).await?;
-    let now = clock(txn).await?;
+pub async fn rotate_invite_code(w: &Write, t: &team::Model) -> AppResult<team::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let e = w.event_by_id(t.event_id).await?;
+    team_actor(w, t, &e).await?;
+    let now = w.now();
     let mut am: team::ActiveModel = t.clone().into();
     am.invite_code = Set(random_string(12));
     am.invite_code_expires_at = Set(Some(code_expiry(&e, now)));
     let t = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("team.invite_code_rotated", "team", &t.public_id)
             .by(actor.public_id())
             .in_event(&e.external_id),

@@ -31,8 +31,8 @@ use serde_json::json;
 
 use super::accounts::take_slot;
 use super::outbox::{self, Links};
-use super::{Actor, Role, clock, lock_event, require_organizer, validate};
-use crate::audit::{self, Entry};
+use super::{Organizer, Role, Write, validate};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, public_id, sha256_fields, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -105,15 +105,6 @@ async fn locked_campaign<C: ConnectionTrait>(
     Ok(q.one(txn).await?)
 }
 
-/// The event as the transaction reads it after taking the campaign's lock: its voting
-/// window is what an organizer last committed, not what the request read before.
-async fn fresh_event<C: ConnectionTrait>(txn: &C, event_id: i64) -> AppResult<event::Model> {
-    event::Entity::find_by_id(event_id)
-        .one(txn)
-        .await?
-        .ok_or(AppError::NotFound("event"))
-}
-
 /// [`locked_campaign`], NOT_FOUND when the event has none.
 async fn require_campaign<C: ConnectionTrait>(
     txn: &C,
@@ -127,12 +118,12 @@ async fn require_campaign<C: ConnectionTrait>(
 
 /// Now, if the campaign takes votes: inside the event's voting window and before its tally
 /// was published; otherwise WINDOW_CLOSED.
-async fn open_now<C: ConnectionTrait>(
-    txn: &C,
+async fn open_now(
+    w: &Write,
     e: &event::Model,
     c: &vote_campaign::Model,
 ) -> AppResult<DateTime<Utc>> {
-    let t = clock(txn).await?;
+    let t = w.now();
     if c.tally_published_at.is_some() {
         return Err(AppError::WindowClosed(
             "voting is over: its tally is published".into(),
@@ -166,14 +157,12 @@ pub struct Config {
 /// window. The mode and the credits are fixed once anyone has registered or voted; the
 /// window may move (to end voting early, or extend it) until the tally is published. A
 /// new allowlist may not drop an address that has registered.
-pub async fn configure<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn configure(
+    w: &Write,
+    org: Organizer<'_>,
     config: Config,
 ) -> AppResult<vote_campaign::Model> {
-    require_organizer(txn, actor, e).await?;
-    let e = lock_event(txn, e.id).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     if !(1..=CREDITS_MAX).contains(&config.credits) {
         return Err(AppError::bad_input(
             "credits",
@@ -203,7 +192,7 @@ pub async fn configure<C: ConnectionTrait>(
         }
         None => None,
     };
-    let t = clock(txn).await?;
+    let t = w.now();
     let existing = locked_campaign(txn, e.id, true).await?;
     let c = match existing {
         Some(c) => {
@@ -244,12 +233,11 @@ pub async fn configure<C: ConnectionTrait>(
         replace_allowlist(txn, &c, list).await?;
     }
     let external_id = e.external_id.clone();
-    let mut row: event::ActiveModel = e.into();
+    let mut row: event::ActiveModel = e.clone().into();
     row.voting_open = Set(Some(config.opens));
     row.voting_close = Set(Some(config.closes));
     row.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("voting.configured", "vote_campaign", &c.public_id)
             .by(actor.public_id())
             .in_event(&external_id)
@@ -326,21 +314,21 @@ pub async fn voter_count<C: ConnectionTrait>(db: &C, campaign_id: i64) -> AppRes
 /// work done for it (one message queued, one audit entry), are the same as for a mailbox
 /// never seen, so the answer tells nobody who registered; only the mailbox learns it.
 /// Throttled per mailbox, per client address and per event (RATE_LIMITED).
-pub async fn register<C: ConnectionTrait>(
-    txn: &C,
+pub async fn register(
+    w: &Write,
     e: &event::Model,
     raw: &str,
     client: &str,
     links: &Links,
 ) -> AppResult<()> {
+    let txn = w.txn();
     let c = require_campaign(txn, e.id, false).await?;
-    let e = &fresh_event(txn, e.id).await?;
     if c.mode == VotingMode::Account {
         return Err(AppError::forbidden(
             "this vote is for signed-in accounts: sign in to vote",
         ));
     }
-    let t = open_now(txn, e, &c).await?;
+    let t = open_now(w, e, &c).await?;
     let (address, mailbox) = voter_address("email", raw)?;
     if c.mode == VotingMode::EmailAllowlist
         && vote_allowlist::Entity::find_by_id((c.id, mailbox.clone()))
@@ -381,8 +369,7 @@ pub async fn register<C: ConnectionTrait>(
         Some(v) if v.address != address || v.user_id.is_some() => {
             let message = outbox::vote_already_registered(&address, &e.name, v.user_id.is_some());
             outbox::enqueue(txn, message, None, None).await?;
-            audit::append(
-                txn,
+            w.append(
                 Entry::new("voter.registration_repeated", "voter", &v.public_id)
                     .in_event(&e.external_id),
             )
@@ -427,11 +414,8 @@ pub async fn register<C: ConnectionTrait>(
         None,
     )
     .await?;
-    audit::append(
-        txn,
-        Entry::new(action, "voter", &v.public_id).in_event(&e.external_id),
-    )
-    .await?;
+    w.append(Entry::new(action, "voter", &v.public_id).in_event(&e.external_id))
+        .await?;
     Ok(())
 }
 
@@ -439,10 +423,8 @@ pub async fn register<C: ConnectionTrait>(
 /// while the campaign takes votes; it confirms the address and returns a fresh key to vote
 /// with (a key given before stops working). An unknown or used token is NOT_FOUND, an
 /// expired one WINDOW_CLOSED.
-pub async fn confirm<C: ConnectionTrait>(
-    txn: &C,
-    token: &str,
-) -> AppResult<(event::Model, String)> {
+pub async fn confirm(w: &Write, token: &str) -> AppResult<(event::Model, String)> {
+    let txn = w.txn();
     let v = voter::Entity::find()
         .filter(voter::Column::ConfirmTokenHash.eq(sha256_hex(token.trim().as_bytes())))
         .lock_exclusive()
@@ -453,11 +435,13 @@ pub async fn confirm<C: ConnectionTrait>(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("voting"))?;
+    // Read, not locked: the voter row is locked already, and every other write locks the
+    // event before a voter row; locking it here would invert that order (a deadlock).
     let e = event::Entity::find_by_id(c.event_id)
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("event"))?;
-    let t = open_now(txn, &e, &c).await?;
+    let t = open_now(w, &e, &c).await?;
     if v.confirm_expires_at.is_some_and(|x| t >= x) {
         return Err(AppError::WindowClosed(
             "this voting link has expired; ask for a new one".into(),
@@ -472,11 +456,8 @@ pub async fn confirm<C: ConnectionTrait>(
     row.confirmed_at = Set(Some(v.confirmed_at.unwrap_or(t)));
     row.updated_at = Set(t);
     row.update(txn).await?;
-    audit::append(
-        txn,
-        Entry::new("voter.confirmed", "voter", &public).in_event(&e.external_id),
-    )
-    .await?;
+    w.append(Entry::new("voter.confirmed", "voter", &public).in_event(&e.external_id))
+        .await?;
     Ok((e, key))
 }
 
@@ -737,16 +718,16 @@ pub struct Cast {
 /// projects not in the event's gallery (BAD_USER_INPUT naming the line) are refused.
 /// Concurrent casts of one voter queue on the voter's row: the allocation is always one
 /// of them whole.
-pub async fn cast<C: ConnectionTrait>(
-    txn: &C,
+pub async fn cast(
+    w: &Write,
     e: &event::Model,
     who: Who<'_>,
     casts: Vec<Cast>,
 ) -> AppResult<Ballot> {
+    let txn = w.txn();
     let c = require_campaign(txn, e.id, false).await?;
-    let e = &fresh_event(txn, e.id).await?;
     check_mode(&c, who)?;
-    let t = open_now(txn, e, &c).await?;
+    let t = open_now(w, e, &c).await?;
     let v = match who {
         Who::Account(u) => account_voter(txn, &c, u, t).await?,
         Who::Key(_) => find_voter(txn, &c, who, true)
@@ -822,8 +803,7 @@ pub async fn cast<C: ConnectionTrait>(
         Who::Account(u) => u.public_id.as_str(),
         Who::Key(_) => "",
     };
-    audit::append(
-        txn,
+    w.append(
         Entry::new("votes.cast", "voter", &v.public_id)
             .by(actor)
             .in_event(&e.external_id)
@@ -877,18 +857,13 @@ pub struct TallyRow {
 
 /// `publishVoteTally` (organizers): computes the tally once the window has closed, stores
 /// it and makes it public. Before the window closed, or a second time, CONFLICT.
-pub async fn publish_tally<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-) -> AppResult<Vec<TallyRow>> {
-    require_organizer(txn, actor, e).await?;
-    let e = lock_event(txn, e.id).await?;
+pub async fn publish_tally(w: &Write, org: Organizer<'_>) -> AppResult<Vec<TallyRow>> {
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let c = require_campaign(txn, e.id, true).await?;
     if c.tally_published_at.is_some() {
         return Err(AppError::conflict("the tally is already published"));
     }
-    let t = clock(txn).await?;
+    let t = w.now();
     match e.voting_close {
         Some(close) if t >= close => {}
         Some(close) => {
@@ -909,8 +884,7 @@ pub async fn publish_tally<C: ConnectionTrait>(
     ));
     row.updated_at = Set(t);
     row.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("vote_tally.published", "vote_campaign", &public)
             .by(actor.public_id())
             .in_event(&e.external_id)

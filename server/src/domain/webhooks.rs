@@ -14,8 +14,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, clock, require_organizer};
-use crate::audit::{self, Entry};
+use super::{Organizer, Write};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, public_id};
 use crate::error::{AppError, AppResult};
 use crate::webhooks::CheckedUrl;
@@ -54,14 +54,13 @@ pub fn action_filter(actions: Option<Vec<String>>) -> AppResult<Vec<String>> {
 
 /// `registerWebhook`: a new active endpoint of `e` (organizers), and its secret, which is
 /// shown this once.
-pub async fn register<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
+pub async fn register(
+    w: &Write,
+    org: Organizer<'_>,
     url: CheckedUrl,
     actions: Vec<String>,
 ) -> AppResult<(webhook::Model, String)> {
-    require_organizer(txn, actor, e).await?;
+    let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     let count = sea_orm::PaginatorTrait::count(
         webhook::Entity::find().filter(webhook::Column::EventId.eq(e.id)),
         txn,
@@ -72,12 +71,11 @@ pub async fn register<C: ConnectionTrait>(
             "an event has at most {WEBHOOKS_MAX} webhooks"
         )));
     }
-    let t = clock(txn).await?;
+    let t = w.now();
     let secret = bearer_token("whsec_");
     let id = public_id("whk");
     // The audit entry first: a webhook hears of what happens after its registration.
-    audit::append(
-        txn,
+    w.append(
         Entry::new("webhook.registered", "webhook", &id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -119,36 +117,25 @@ pub async fn find<C: ConnectionTrait>(
 }
 
 /// Hides a webhook from whoever does not organize its event (NOT_FOUND, as if missing).
-async fn require_organizer_of<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    e: &event::Model,
-) -> AppResult<()> {
-    if super::is_organizer(txn, actor, e).await? {
-        Ok(())
-    } else {
-        Err(AppError::NotFound("webhook"))
-    }
+async fn organizer_of<'a>(w: &'a Write, e: &'a event::Model) -> AppResult<Organizer<'a>> {
+    w.try_organizer(e)
+        .await?
+        .ok_or(AppError::NotFound("webhook"))
 }
 
 /// `setWebhookActive`: switches a webhook on or off (organizers). An inactive webhook gets
 /// no new deliveries, and its pending ones fail without being sent.
-pub async fn set_active<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-    active: bool,
-) -> AppResult<webhook::Model> {
-    let (w, e) = find(txn, id).await?;
-    require_organizer_of(txn, actor, &e).await?;
-    let t = clock(txn).await?;
-    let public = w.public_id.clone();
-    let mut row: webhook::ActiveModel = w.into();
+pub async fn set_active(w: &Write, id: &str, active: bool) -> AppResult<webhook::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
+    let (hook, e) = find(txn, id).await?;
+    organizer_of(w, &e).await?;
+    let t = w.now();
+    let public = hook.public_id.clone();
+    let mut row: webhook::ActiveModel = hook.into();
     row.active = Set(active);
     row.updated_at = Set(t);
-    let w = row.update(txn).await?;
-    audit::append(
-        txn,
+    let hook = row.update(txn).await?;
+    w.append(
         Entry::new(
             if active {
                 "webhook.activated"
@@ -162,53 +149,49 @@ pub async fn set_active<C: ConnectionTrait>(
         .in_event(&e.external_id),
     )
     .await?;
-    Ok(w)
+    Ok(hook)
 }
 
 /// `retryWebhookDelivery`: queues a failed delivery for an attempt now (organizers); its
 /// webhook must be active. CONFLICT unless it failed.
-pub async fn retry<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<(webhook_delivery::Model, i64)> {
+pub async fn retry(w: &Write, id: &str) -> AppResult<(webhook_delivery::Model, i64)> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let d = webhook_delivery::Entity::find()
         .filter(webhook_delivery::Column::PublicId.eq(id))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("delivery"))?;
-    let w = webhook::Entity::find_by_id(d.webhook_id)
+    let hook = webhook::Entity::find_by_id(d.webhook_id)
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("delivery"))?;
-    let e = event::Entity::find_by_id(w.event_id)
+    let e = event::Entity::find_by_id(hook.event_id)
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("delivery"))?;
-    if !super::is_organizer(txn, actor, &e).await? {
+    if w.try_organizer(&e).await?.is_none() {
         return Err(AppError::NotFound("delivery"));
     }
     if d.status != DeliveryStatus::Failed {
         return Err(AppError::conflict("only a failed delivery can be retried"));
     }
-    if !w.active {
+    if !hook.active {
         return Err(AppError::conflict(
             "the webhook is inactive: activate it first",
         ));
     }
-    let t = clock(txn).await?;
+    let t = w.now();
     let public = d.public_id.clone();
     let mut row: webhook_delivery::ActiveModel = d.into();
     row.status = Set(DeliveryStatus::Pending);
     row.next_attempt_at = Set(t);
     row.lease_until = Set(None);
     let d = row.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("webhook_delivery.retried", "webhook_delivery", &public)
             .by(actor.public_id())
             .in_event(&e.external_id)
-            .with(json!({ "webhook": w.public_id })),
+            .with(json!({ "webhook": hook.public_id })),
     )
     .await?;
     Ok((d, e.id))

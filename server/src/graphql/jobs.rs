@@ -15,7 +15,7 @@ use crate::calibrate::{Progress, Stage};
 use crate::crypto::signing::Signer25519;
 use crate::db::Db;
 use crate::domain::calibration_jobs;
-use crate::domain::results;
+use crate::domain::{Write, results};
 use crate::error::{AppError, AppResult};
 
 /// How long a job that failed waits before recording its end again, when the database
@@ -74,9 +74,9 @@ impl Calibrations {
                 let mut wait = CLOSE_RETRY_FIRST;
                 loop {
                     let closed = async {
-                        let txn = db.write().await?;
-                        calibration_jobs::fail(&txn, &job, &e, &reason).await?;
-                        txn.commit().await?;
+                        let w = Write::begin(&db, None).await?;
+                        calibration_jobs::fail(&w, &job, &e, &reason).await?;
+                        w.commit().await?;
                         AppResult::Ok(())
                     }
                     .await;
@@ -123,16 +123,16 @@ async fn compute(
     for _ in 0..results::RUN_ATTEMPTS {
         progress.step(Stage::Reading, 0, 1);
         let snapshot = db.read().await?;
-        let plan = calibration_jobs::plan(&snapshot, job, e).await?;
+        let (actor, plan) = calibration_jobs::plan(&snapshot, job, e).await?;
         snapshot.rollback().await?;
         let computed = results::compute_observed(plan, progress.clone()).await?;
         progress.step(Stage::Storing, 0, 1);
-        let txn = db.write().await?;
-        if calibration_jobs::finish(&txn, job, e, signer, &computed)
+        let w = Write::begin(db, Some(actor)).await?;
+        if calibration_jobs::finish(&w, job, e, signer, &computed)
             .await?
             .is_some()
         {
-            txn.commit().await?;
+            w.commit().await?;
             return Ok(());
         }
     }

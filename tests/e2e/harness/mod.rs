@@ -13,6 +13,7 @@
 //! - `snapshot`: every table's rows, to assert that a refusal wrote nothing ([`Probe`])
 //! - `cluster`: a PostgreSQL server of the test's own, to stop and start ([`Cluster`])
 //! - `volume`: small file systems to fill up or turn read-only under SQLite ([`Volume`])
+//! - `held`: a change to an event left uncommitted while a request races it ([`HeldChange`])
 //!
 //! This file holds the `e2e!` macro, [`run`] and the helpers that read a response.
 
@@ -25,6 +26,7 @@ mod client;
 mod cluster;
 mod db;
 mod fixture;
+mod held;
 mod operations;
 mod process;
 mod scenario;
@@ -37,6 +39,7 @@ pub use client::Resp;
 pub use cluster::{Cluster, Stop};
 pub use db::{Backend, TestDb, unique};
 pub use fixture::{fixture_path, judged_fixture, load_fixture, tiny_fixture};
+pub use held::HeldChange;
 pub use operations::op;
 pub use process::{App, CliOutput, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};

@@ -195,7 +195,7 @@ pub async fn import<C: ConnectionTrait>(
         let uid = user_ids[o.as_str()];
         if !has_role(uid, Role::Organizer) {
             n.memberships += 1;
-            insert_membership(txn, uid, ev.id, Role::Organizer, None, "[]").await?;
+            insert_membership(txn, uid, ev.id, Role::Organizer, None, "[]", t0).await?;
         }
     }
     for j in &f.judges {
@@ -229,6 +229,7 @@ pub async fn import<C: ConnectionTrait>(
                 Role::Judge,
                 Some(j.external_id.clone()),
                 &tracks,
+                t0,
             )
             .await?;
         }
@@ -289,10 +290,10 @@ pub async fn import<C: ConnectionTrait>(
             }
             if !has_role(uid, Role::Participant) {
                 n.memberships += 1;
-                insert_membership(txn, uid, ev.id, Role::Participant, None, "[]").await?;
+                insert_membership(txn, uid, ev.id, Role::Participant, None, "[]", t0).await?;
             }
             n.team_members += 1;
-            insert_member(txn, &team, uid).await?;
+            insert_member(txn, &team, uid, t0).await?;
         }
     }
 
@@ -415,6 +416,7 @@ async fn import_judging<C: ConnectionTrait>(
             p,
             AssignmentSource::Import,
             AssignmentStatus::Done,
+            t0,
         )
         .await?;
         let scores: std::collections::BTreeMap<&String, &i64> = rv.scores.iter().collect();

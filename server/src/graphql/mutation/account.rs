@@ -61,12 +61,12 @@ impl AccountMutation {
         #[graphql(desc = "The name other people see: one line of 1 to 100 characters.")]
         display_name: String,
     ) -> async_graphql::Result<Session> {
-        let txn = begin(ctx).await?;
+        let w = begin(ctx).await?;
         let links = &ctx.services().links;
-        let (user, token) = accounts::sign_up(&txn, &email, &password, &display_name, links)
+        let (user, token) = accounts::sign_up(w.txn(), &email, &password, &display_name, links)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         ctx.append_http_header(
             "set-cookie",
@@ -106,9 +106,9 @@ impl AccountMutation {
                 "this request uses an API token; revoke it with revokeApiToken",
             )));
         };
-        let txn = begin(ctx).await?;
-        accounts::log_out(&txn, &actor, id).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        accounts::log_out(w.txn(), &actor, id).await.gql(ctx)?;
+        commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: actor.user.id,
             credential: Some(Credential::Session { id }),
@@ -132,9 +132,9 @@ impl AccountMutation {
         expires_at: Option<chrono::DateTime<chrono::Utc>>,
     ) -> async_graphql::Result<CreatedApiToken> {
         let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
+        let w = begin(ctx).await?;
         let (api_token, token) = accounts::create_api_token(
-            &txn,
+            w.txn(),
             &actor,
             &label,
             scope.unwrap_or(ApiTokenScope::Write).into(),
@@ -142,7 +142,7 @@ impl AccountMutation {
         )
         .await
         .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(CreatedApiToken { token, api_token })
     }
 
@@ -154,11 +154,11 @@ impl AccountMutation {
         #[graphql(desc = "The token's id (`ApiToken.id`).")] id: ID,
     ) -> async_graphql::Result<ApiToken> {
         let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = accounts::revoke_api_token(&txn, &actor, &id)
+        let w = begin(ctx).await?;
+        let t = accounts::revoke_api_token(w.txn(), &actor, &id)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: actor.user.id,
             credential: Some(Credential::ApiToken {
@@ -178,9 +178,9 @@ impl AccountMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The token: the last part of the confirmation link.")] token: String,
     ) -> async_graphql::Result<bool> {
-        let txn = begin(ctx).await?;
-        recovery::confirm_email(&txn, &token).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        recovery::confirm_email(w.txn(), &token).await.gql(ctx)?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(true)
     }
@@ -266,11 +266,11 @@ impl AccountMutation {
         #[graphql(desc = "The name other people see.")] display_name: String,
     ) -> async_graphql::Result<User> {
         let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let u = recovery::update_profile(&txn, &actor, &display_name)
+        let w = begin(ctx).await?;
+        let u = recovery::update_profile(w.txn(), &actor, &display_name)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(User(u))
     }
 
@@ -289,11 +289,11 @@ impl AccountMutation {
         #[graphql(desc = "The same email typed again, to confirm.")] confirm: String,
     ) -> async_graphql::Result<User> {
         let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let erased = erasure::erase_account(&txn, &actor, &email, &confirm)
+        let w = begin(ctx).await?;
+        let erased = erasure::erase_account(w.txn(), &actor, &email, &confirm)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         // After the commit: every websocket the person still has open closes.
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: erased.user.id,
@@ -318,11 +318,11 @@ impl AccountMutation {
         #[graphql(desc = "The same address typed again, to confirm.")] confirm: String,
     ) -> async_graphql::Result<u64> {
         let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let records = erasure::erase_address(&txn, &actor, &email, &confirm)
+        let w = begin(ctx).await?;
+        let records = erasure::erase_address(w.txn(), &actor, &email, &confirm)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(records)
     }
 }

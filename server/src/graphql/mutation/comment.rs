@@ -50,8 +50,8 @@ impl CommentMutation {
             &json!({ "project": project.as_str(), "body": body }),
         )
         .gql(ctx)?;
-        let c = idempotent(ctx, &actor, key, async |txn| {
-            comments::post_comment(txn, &actor, &project, &body).await
+        let c = idempotent(ctx, &actor, key, async |w| {
+            comments::post_comment(w, &project, &body).await
         })
         .await?;
         Ok(Comment(c))
@@ -68,8 +68,8 @@ impl CommentMutation {
         #[graphql(desc = "Why: one line of 1 to 500 characters.")] reason: String,
     ) -> async_graphql::Result<Comment> {
         let actor = ctx.actor()?;
-        let c = idempotent(ctx, &actor, None, async |txn| {
-            comments::hide_comment(txn, &actor, &id, &reason).await
+        let c = idempotent(ctx, &actor, None, async |w| {
+            comments::hide_comment(w, &id, &reason).await
         })
         .await?;
         Ok(Comment(c))

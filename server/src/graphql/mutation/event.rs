@@ -8,7 +8,7 @@ use sea_orm::ActiveEnum;
 use serde::Serialize;
 use serde_json::json;
 
-use super::write::{begin, commit, event_of, idempotent, team_of};
+use super::write::{begin, commit, idempotent, team_of};
 use crate::domain::events::{self, EventFields};
 use crate::domain::idempotency::Key;
 use crate::domain::{import, teams};
@@ -141,10 +141,7 @@ impl EventMutation {
             registration: input.registration.map(Into::into),
             time_zone: input.time_zone,
         };
-        let e = idempotent(ctx, &actor, key, async |txn| {
-            events::create_event(txn, &actor, f).await
-        })
-        .await?;
+        let e = idempotent(ctx, &actor, key, async |w| events::create_event(w, f).await).await?;
         Ok(Event(e))
     }
 
@@ -169,7 +166,6 @@ impl EventMutation {
             &json!({ "event": event, "input": input }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
         let f = EventFields {
             slug: input.slug,
             name: input.name,
@@ -186,8 +182,9 @@ impl EventMutation {
             registration: input.registration.map(Into::into),
             time_zone: input.time_zone,
         };
-        let e = idempotent(ctx, &actor, key, async |txn| {
-            events::update_event(txn, &actor, e, f).await
+        let e = idempotent(ctx, &actor, key, async |w| {
+            let e = w.event(&event).await?;
+            events::update_event(w, w.organizer(&e).await?, f).await
         })
         .await?;
         Ok(Event(e))
@@ -204,13 +201,13 @@ impl EventMutation {
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
         #[graphql(desc = "The event's slug typed again, to confirm.")] confirm: String,
     ) -> async_graphql::Result<bool> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        events::delete_event(&txn, &actor, e, &confirm)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        events::delete_event(&w, w.organizer(&e).await.gql(ctx)?, &confirm)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(true)
     }
 
@@ -256,9 +253,10 @@ impl EventMutation {
             &json!({ "event": event, "email": email, "role": role.to_value(), "externalId": external_id, "tracks": tracks }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
-        let m = idempotent(ctx, &actor, key, async |txn| {
-            events::grant_role(txn, &actor, &e, &email, role, external_id, tracks).await
+        let m = idempotent(ctx, &actor, key, async |w| {
+            let e = w.event(&event).await?;
+            let org = w.organizer(&e).await?;
+            events::grant_role(w, org, &email, role, external_id, tracks).await
         })
         .await?;
         Ok(Membership(m))
@@ -288,9 +286,9 @@ impl EventMutation {
             &json!({ "event": event, "email": email, "role": role.to_value() }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
-        idempotent(ctx, &actor, key, async |txn| {
-            events::revoke_role(txn, &actor, &e, &email, role).await
+        idempotent(ctx, &actor, key, async |w| {
+            let e = w.event(&event).await?;
+            events::revoke_role(w, w.organizer(&e).await?, &email, role).await
         })
         .await?;
         // After the commit: close the person's open websockets (`http::ws`). Should this
@@ -312,11 +310,11 @@ impl EventMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<Membership> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        let m = events::register(&txn, &actor, &e).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let m = events::register(&w, &e).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Membership(m))
     }
 
@@ -345,9 +343,9 @@ impl EventMutation {
             &json!({ "event": event, "name": name, "externalId": external_id }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
-        let t = idempotent(ctx, &actor, key, async |txn| {
-            events::create_track(txn, &actor, &e, &name, external_id).await
+        let t = idempotent(ctx, &actor, key, async |w| {
+            let e = w.event(&event).await?;
+            events::create_track(w, w.organizer(&e).await?, &name, external_id).await
         })
         .await?;
         Ok(Track(t))
@@ -367,13 +365,13 @@ impl EventMutation {
         )]
         external_id: Option<String>,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        let t = teams::create_team(&txn, &actor, &e, &name, external_id)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let t = teams::create_team(&w, &e, &name, external_id)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -385,12 +383,10 @@ impl EventMutation {
         #[graphql(desc = "The team's invite code (`Team.inviteCode`, shown to its members).")]
         invite_code: String,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = teams::join_team(&txn, &actor, &invite_code)
-            .await
-            .gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let t = teams::join_team(&w, &invite_code).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -401,11 +397,11 @@ impl EventMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The team, by id or external id.")] team: ID,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = team_of(&txn, &team).await.gql(ctx)?;
-        let t = teams::leave_team(&txn, &actor, &t).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let t = team_of(w.txn(), &team).await.gql(ctx)?;
+        let t = teams::leave_team(&w, &t).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -418,13 +414,13 @@ impl EventMutation {
         #[graphql(desc = "The member's email.")] email: String,
         #[graphql(desc = "Why: 1 to 500 characters.")] reason: String,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = team_of(&txn, &team).await.gql(ctx)?;
-        let t = teams::remove_member(&txn, &actor, &t, &email, &reason)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let t = team_of(w.txn(), &team).await.gql(ctx)?;
+        let t = teams::remove_member(&w, &t, &email, &reason)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -438,13 +434,13 @@ impl EventMutation {
         #[graphql(desc = "Why (organizers only, who must give one): 1 to 500 characters.")]
         reason: Option<String>,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = team_of(&txn, &team).await.gql(ctx)?;
-        let t = teams::rename_team(&txn, &actor, &t, &name, reason.as_deref())
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let t = team_of(w.txn(), &team).await.gql(ctx)?;
+        let t = teams::rename_team(&w, &t, &name, reason.as_deref())
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -456,11 +452,11 @@ impl EventMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The team, by id or external id.")] team: ID,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = team_of(&txn, &team).await.gql(ctx)?;
-        let t = teams::rotate_invite_code(&txn, &actor, &t).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let t = team_of(w.txn(), &team).await.gql(ctx)?;
+        let t = teams::rotate_invite_code(&w, &t).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -473,13 +469,11 @@ impl EventMutation {
         #[graphql(desc = "The person's account email; BAD_USER_INPUT when no account has it.")]
         email: String,
     ) -> async_graphql::Result<Team> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let t = team_of(&txn, &team).await.gql(ctx)?;
-        let t = teams::add_team_member(&txn, &actor, &t, &email)
-            .await
-            .gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let t = team_of(w.txn(), &team).await.gql(ctx)?;
+        let t = teams::add_team_member(&w, &t, &email).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Team(t))
     }
 
@@ -495,9 +489,11 @@ impl EventMutation {
     ) -> async_graphql::Result<ImportReport> {
         let actor = ctx.actor()?;
         let f = import::parse(fixture.0).gql(ctx)?;
-        let txn = begin(ctx).await?;
-        let (event, counts) = import::import(&txn, actor.public_id(), &f).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let (event, counts) = import::import(w.txn(), actor.public_id(), &f)
+            .await
+            .gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(ImportReport { event, counts })
     }
 }

@@ -3,7 +3,7 @@
 
 use async_graphql::{Context, Object};
 
-use super::write::{begin, commit, event_of};
+use super::write::{begin, commit};
 use crate::domain::export;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
@@ -31,13 +31,13 @@ impl ExportMutation {
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
         #[graphql(desc = "Which file to produce.")] kind: ExportKind,
     ) -> async_graphql::Result<String> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        let text = export::export(&txn, &actor, &e, kind.into())
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let text = export::export(&w, w.organizer(&e).await.gql(ctx)?, kind.into())
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(text)
     }
 }

@@ -6,7 +6,7 @@ use async_graphql::{Context, ID, InputObject, Object};
 use sea_orm::EntityTrait;
 use serde::Serialize;
 
-use super::write::{begin, commit, event_of};
+use super::write::{begin, commit};
 use crate::domain::judging::{self, CriterionFields};
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
@@ -69,8 +69,7 @@ impl JudgingMutation {
         #[graphql(desc = "The criterion; an existing `key` is updated, a new one added.")]
         input: CriterionInput,
     ) -> async_graphql::Result<Criterion> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
+        ctx.actor()?;
         let f = CriterionFields {
             key: input.key,
             name: input.name,
@@ -80,9 +79,12 @@ impl JudgingMutation {
             position: input.position.unwrap_or(0),
             description: input.description,
         };
-        let txn = begin(ctx).await?;
-        let c = judging::set_criterion(&txn, &actor, &e, f).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let c = judging::set_criterion(&w, w.organizer(&e).await.gql(ctx)?, f)
+            .await
+            .gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Criterion(c))
     }
 
@@ -93,13 +95,13 @@ impl JudgingMutation {
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
         #[graphql(desc = "The criterion's key; NOT_FOUND when the rubric has none.")] key: String,
     ) -> async_graphql::Result<bool> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        judging::remove_criterion(&txn, &actor, &e, &key)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        judging::remove_criterion(&w, w.organizer(&e).await.gql(ctx)?, &key)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(true)
     }
 
@@ -113,14 +115,14 @@ impl JudgingMutation {
         #[graphql(desc = "The judge: membership id or external id (e.g. `jdg_01`).")] judge: ID,
         #[graphql(desc = "The project: id or external id.")] project: ID,
     ) -> async_graphql::Result<Assignment> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        let a = judging::assign(&txn, &actor, &e, &judge, &project)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let a = judging::assign(&w, w.organizer(&e).await.gql(ctx)?, &judge, &project)
             .await
             .gql(ctx)?;
-        let judge_user = judge_user_of(ctx, &txn, a.judge_id).await?;
-        commit(ctx, txn).await?;
+        let judge_user = judge_user_of(ctx, w.txn(), a.judge_id).await?;
+        commit(ctx, w).await?;
         ctx.services()
             .bus
             .publish(BusEvent::JudgingChanged { event_id: e.id });
@@ -155,15 +157,14 @@ impl JudgingMutation {
         #[graphql(desc = "Write the plan; defaults to false (a dry run that writes nothing).")]
         apply: Option<bool>,
     ) -> async_graphql::Result<AssignmentPlan> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
+        ctx.actor()?;
         let apply = apply.unwrap_or(false);
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
         let k = k.unwrap_or(e.reviews_per_project);
-        let txn = begin(ctx).await?;
         let (plan, applied) = judging::auto_assign(
-            &txn,
-            &actor,
-            &e,
+            &w,
+            w.organizer(&e).await.gql(ctx)?,
             k,
             max_load,
             seed.unwrap_or(1).into(),
@@ -172,7 +173,7 @@ impl JudgingMutation {
         .await
         .gql(ctx)?;
         if apply {
-            commit(ctx, txn).await?;
+            commit(ctx, w).await?;
             ctx.services()
                 .bus
                 .publish(BusEvent::JudgingChanged { event_id: e.id });
@@ -191,12 +192,10 @@ impl JudgingMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The assignment's id (`Assignment.id`).")] assignment: ID,
     ) -> async_graphql::Result<bool> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let event_id = judging::unassign(&txn, &actor, &assignment)
-            .await
-            .gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let event_id = judging::unassign(&w, &assignment).await.gql(ctx)?;
+        commit(ctx, w).await?;
         ctx.services()
             .bus
             .publish(BusEvent::JudgingChanged { event_id });
@@ -215,20 +214,19 @@ impl JudgingMutation {
         #[graphql(desc = "Why, for the record: at most 500 characters; empty when omitted.")]
         reason: Option<String>,
     ) -> async_graphql::Result<Recusal> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
         let r = judging::recuse(
-            &txn,
-            &actor,
-            &e,
+            &w,
+            w.organizer(&e).await.gql(ctx)?,
             &judge,
             &team,
             reason.as_deref().unwrap_or(""),
         )
         .await
         .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services()
             .bus
             .publish(BusEvent::JudgingChanged { event_id: e.id });
@@ -264,10 +262,9 @@ impl JudgingMutation {
             .into_iter()
             .map(|s| (s.criterion, s.value as i64))
             .collect();
-        let txn = begin(ctx).await?;
+        let w = begin(ctx).await?;
         let r = judging::save_review(
-            &txn,
-            &actor,
+            &w,
             &assignment,
             &scores,
             comment.as_deref(),
@@ -275,7 +272,7 @@ impl JudgingMutation {
         )
         .await
         .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::JudgingChanged {
             event_id: r.event_id,
         });

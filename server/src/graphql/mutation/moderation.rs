@@ -26,12 +26,10 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
 pub struct ModerationMutation;
 
 async fn apply(ctx: &Context<'_>, id: &str, action: Action) -> async_graphql::Result<Project> {
-    let actor = ctx.actor()?;
-    let txn = begin(ctx).await?;
-    let p = moderation::moderate(&txn, &actor, id, action)
-        .await
-        .gql(ctx)?;
-    commit(ctx, txn).await?;
+    ctx.actor()?;
+    let w = begin(ctx).await?;
+    let p = moderation::moderate(&w, id, action).await.gql(ctx)?;
+    commit(ctx, w).await?;
     ctx.services().bus.publish(BusEvent::JudgingChanged {
         event_id: p.event_id,
     });

@@ -4,7 +4,7 @@
 use async_graphql::{Context, ID, Object};
 
 use super::account::session_cookie;
-use super::write::{begin, commit, event_of, team_of};
+use super::write::{begin, commit, team_of};
 use crate::domain::{accounts, invitations, recovery};
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -45,20 +45,19 @@ impl PeopleMutation {
         #[graphql(desc = "The addresses to invite (1 to 500).")] emails: Vec<String>,
         #[graphql(desc = "The role redeeming the link gives.")] role: Role,
     ) -> async_graphql::Result<Vec<Invitation>> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
         let made = invitations::invite(
-            &txn,
-            &actor,
-            &e,
+            &w,
+            w.organizer(&e).await.gql(ctx)?,
             &emails,
             role.into(),
             &ctx.services().links,
         )
         .await
         .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(made.into_iter().map(Invitation).collect())
     }
@@ -71,13 +70,14 @@ impl PeopleMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<i32> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        let made = invitations::invite_imported(&txn, Some(&actor), &e, &ctx.services().links)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        // The write has the caller as its actor: they must organize the event.
+        let made = invitations::invite_imported(&w, &e, &ctx.services().links)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(made.len() as i32)
     }
@@ -101,18 +101,12 @@ impl PeopleMutation {
                           the email before the @).")]
         display_name: Option<String>,
     ) -> async_graphql::Result<Session> {
-        let caller = ctx.actor().ok();
-        let txn = begin(ctx).await?;
-        let r = invitations::redeem(
-            &txn,
-            caller.as_ref(),
-            &token,
-            password.as_deref(),
-            display_name.as_deref(),
-        )
-        .await
-        .gql(ctx)?;
-        commit(ctx, txn).await?;
+        // The write's actor is the caller when signed in (see `invitations::redeem`).
+        let w = begin(ctx).await?;
+        let r = invitations::redeem(&w, &token, password.as_deref(), display_name.as_deref())
+            .await
+            .gql(ctx)?;
+        commit(ctx, w).await?;
         ctx.append_http_header(
             "set-cookie",
             session_cookie(ctx, &r.token, accounts::SESSION_DAYS * 86_400),
@@ -130,10 +124,10 @@ impl PeopleMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The invitation (`Invitation.id`).")] id: ID,
     ) -> async_graphql::Result<Invitation> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let inv = invitations::revoke(&txn, &actor, &id).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let inv = invitations::revoke(&w, &id).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Invitation(inv))
     }
 
@@ -144,12 +138,12 @@ impl PeopleMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The invitation (`Invitation.id`).")] id: ID,
     ) -> async_graphql::Result<Invitation> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let inv = invitations::resend(&txn, &actor, &id, &ctx.services().links)
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let inv = invitations::resend(&w, &id, &ctx.services().links)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(Invitation(inv))
     }
@@ -179,11 +173,11 @@ impl PeopleMutation {
         #[graphql(desc = "The token: the last part of the reset link.")] token: String,
         #[graphql(desc = "The new password: 10 to 256 characters.")] password: String,
     ) -> async_graphql::Result<Session> {
-        let txn = begin(ctx).await?;
-        let (user, token) = recovery::reset_password(&txn, &token, &password)
+        let w = begin(ctx).await?;
+        let (user, token) = recovery::reset_password(w.txn(), &token, &password)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: user.id,
             credential: None,
@@ -206,14 +200,14 @@ impl PeopleMutation {
         #[graphql(desc = "The team, by id or external id.")] team: ID,
         #[graphql(desc = "The address of the person to invite.")] email: String,
     ) -> async_graphql::Result<CreatedTeamInvitation> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let tm = team_of(&txn, &team).await.gql(ctx)?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let tm = team_of(w.txn(), &team).await.gql(ctx)?;
         let (invitation, link) =
-            invitations::invite_to_team(&txn, &actor, &tm, &email, &ctx.services().links)
+            invitations::invite_to_team(&w, &tm, &email, &ctx.services().links)
                 .await
                 .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(CreatedTeamInvitation { invitation, link })
     }

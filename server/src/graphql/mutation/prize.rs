@@ -4,7 +4,7 @@
 use async_graphql::{Context, ID, InputObject, Object};
 use serde_json::json;
 
-use super::write::{event_of, idempotent};
+use super::write::idempotent;
 use crate::domain::idempotency::Key;
 use crate::domain::prizes::{self, NewPrize};
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -60,15 +60,15 @@ impl PrizeMutation {
                      "position": input.position, "description": input.description }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
         let new = NewPrize {
             name: input.name,
             track: input.track.map(|t| t.0),
             position: input.position,
             description: input.description,
         };
-        let p = idempotent(ctx, &actor, key, async |txn| {
-            prizes::create_prize(txn, &actor, &e, new).await
+        let p = idempotent(ctx, &actor, key, async |w| {
+            let e = w.event(&event).await?;
+            prizes::create_prize(w, w.organizer(&e).await?, new).await
         })
         .await?;
         Ok(Prize(p))
@@ -85,8 +85,8 @@ impl PrizeMutation {
         project: Option<ID>,
     ) -> async_graphql::Result<Prize> {
         let actor = ctx.actor()?;
-        let p = idempotent(ctx, &actor, None, async |txn| {
-            prizes::assign_prize(txn, &actor, &id, project.as_ref().map(|p| p.as_str())).await
+        let p = idempotent(ctx, &actor, None, async |w| {
+            prizes::assign_prize(w, &id, project.as_ref().map(|p| p.as_str())).await
         })
         .await?;
         Ok(Prize(p))

@@ -5,7 +5,7 @@ use async_graphql::{Context, ID, InputObject, Object};
 use serde::Serialize;
 use serde_json::json;
 
-use super::write::{begin, commit, event_of, idempotent};
+use super::write::{begin, commit, idempotent};
 use crate::domain::idempotency::Key;
 use crate::domain::projects::{self, ProjectFields};
 use crate::graphql::bus::BusEvent;
@@ -85,9 +85,9 @@ impl ProjectMutation {
             &json!({ "event": event, "input": input }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
-        let p = idempotent(ctx, &actor, key, async |txn| {
-            projects::create_project(txn, &actor, &e, input.into()).await
+        let p = idempotent(ctx, &actor, key, async |w| {
+            let e = w.event(&event).await?;
+            projects::create_project(w, &e, input.into()).await
         })
         .await?;
         Ok(Project(p))
@@ -102,12 +102,12 @@ impl ProjectMutation {
         #[graphql(desc = "The project's id or external id.")] id: ID,
         #[graphql(desc = "The fields to change; the others stay as they are.")] input: ProjectInput,
     ) -> async_graphql::Result<Project> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let p = projects::update_project(&txn, &actor, &id, input.into())
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let p = projects::update_project(&w, &id, input.into())
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         Ok(Project(p))
     }
 
@@ -118,10 +118,10 @@ impl ProjectMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The project's id or external id.")] id: ID,
     ) -> async_graphql::Result<Project> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let p = projects::submit_project(&txn, &actor, &id).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let p = projects::submit_project(&w, &id).await.gql(ctx)?;
+        commit(ctx, w).await?;
         let bus = &ctx.services().bus;
         bus.publish(BusEvent::ProjectSubmitted {
             event_id: p.event_id,
@@ -143,12 +143,10 @@ impl ProjectMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The project's id or external id.")] id: ID,
     ) -> async_graphql::Result<Project> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let p = projects::withdraw_project(&txn, &actor, &id)
-            .await
-            .gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let p = projects::withdraw_project(&w, &id).await.gql(ctx)?;
+        commit(ctx, w).await?;
         // Its judges' assignments stand aside: progress moved.
         ctx.services().bus.publish(BusEvent::JudgingChanged {
             event_id: p.event_id,

@@ -3,7 +3,7 @@
 
 use async_graphql::{Context, Object};
 
-use super::write::{begin, commit, event_of};
+use super::write::{begin, commit};
 use crate::domain::records::{self, Invalid};
 use crate::error::AppError;
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -35,12 +35,12 @@ impl RecordsMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The event, by slug.")] event: String,
     ) -> async_graphql::Result<String> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
+        ctx.actor()?;
         let signer = ctx.services().signer.clone();
-        let txn = begin(ctx).await?;
-        let document = records::issue(&txn, &actor, &e, &signer).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let document = records::issue(&w, &e, &signer).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(document)
     }
 

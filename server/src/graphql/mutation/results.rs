@@ -4,10 +4,10 @@
 use async_graphql::{Context, ID, Object};
 use serde_json::json;
 
-use super::write::{event_of, idempotent};
+use super::write::idempotent;
 use crate::domain::calibration_jobs::{self, Job, JobState};
 use crate::domain::idempotency::{self, Key};
-use crate::domain::results;
+use crate::domain::{event_by_slug, results};
 use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
@@ -59,7 +59,6 @@ impl ResultsMutation {
         let input = json!({ "event": event, "seed": seed, "bootstrap": bootstrap });
         let key = || Key::new(idempotency_key.clone(), "runCalibration", &input).gql(ctx);
         key()?;
-        let e = event_of(ctx, &event).await?;
         let signer = ctx.services().signer.clone();
         let db = ctx.db();
         let seed = seed.map(i64::from);
@@ -71,33 +70,43 @@ impl ResultsMutation {
         // refusal. Bounded, so that an event whose inputs never settle gets a CONFLICT
         // instead of a request that never ends.
         for _ in 0..results::RUN_ATTEMPTS {
+            // The event and the inputs are read in one read-only snapshot; the write below
+            // reads the event again, locked, and stores the run only if the inputs are
+            // still those.
+            let snapshot = db.read().await.gql(ctx)?;
+            let e = event_by_slug(&snapshot, &event).await.gql(ctx)?;
             // A retry of a request that already stored its run replays it without computing.
             let replay = match key()? {
-                Some(k) => idempotency::replay(&db.conn, &actor, &k)
+                Some(k) => idempotency::replay(&snapshot, &actor, &k)
                     .await
                     .gql(ctx)?
                     .is_some(),
                 None => false,
             };
-            let computed = if replay {
+            let plan = if replay {
                 None
             } else {
-                let snapshot = db.read().await.gql(ctx)?;
-                let plan = results::plan_run(&snapshot, &actor, &e, seed, bootstrap)
-                    .await
-                    .gql(ctx)?;
-                snapshot.rollback().await.gql(ctx)?;
-                Some(results::compute_run(plan).await.gql(ctx)?)
+                Some(
+                    results::plan_run(&snapshot, &actor, &e, seed, bootstrap)
+                        .await
+                        .gql(ctx)?,
+                )
+            };
+            snapshot.rollback().await.gql(ctx)?;
+            let computed = match plan {
+                Some(plan) => Some(results::compute_run(plan).await.gql(ctx)?),
+                None => None,
             };
             let mut changed = false;
-            let stored = idempotent(ctx, &actor, key()?, async |txn| {
+            let stored = idempotent(ctx, &actor, key()?, async |w| {
                 let Some(computed) = &computed else {
                     return Err(AppError::conflict(
                         "the earlier request with this idempotency key is no longer on \
                          record; send the request again",
                     ));
                 };
-                let run = results::store_run(txn, &actor, &e, &signer, computed).await?;
+                let e = w.event_by_id(e.id).await?;
+                let run = results::store_run(w, w.organizer(&e).await?, &signer, computed).await?;
                 changed = run.is_none();
                 run.ok_or_else(results::inputs_kept_changing)
             })
@@ -145,16 +154,26 @@ impl ResultsMutation {
             &json!({ "event": event, "seed": seed, "bootstrap": bootstrap }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
         let services = ctx.services();
         let origin = services.db.origin().to_owned();
         let mut fresh = false;
-        let row = idempotent(ctx, &actor, key, async |txn| {
+        let mut started = None;
+        let row = idempotent(ctx, &actor, key, async |w| {
             fresh = true;
-            calibration_jobs::start(txn, &actor, &e, seed.map(i64::from), bootstrap, &origin).await
+            let e = w.event(&event).await?;
+            let job = calibration_jobs::start(
+                w,
+                w.organizer(&e).await?,
+                seed.map(i64::from),
+                bootstrap,
+                &origin,
+            )
+            .await?;
+            started = Some(e);
+            Ok(job)
         })
         .await?;
-        if fresh {
+        if fresh && let Some(e) = started {
             services.calibrations.spawn(
                 services.db.clone(),
                 services.signer.clone(),
@@ -205,19 +224,20 @@ impl ResultsMutation {
             &json!({ "event": event, "run": run.0, "final": is_final }),
         )
         .gql(ctx)?;
-        let e = event_of(ctx, &event).await?;
         let signer = ctx.services().signer.clone();
         // Only a fresh publication is announced; a replayed request was announced the first
         // time.
         let mut fresh = false;
-        let (row, published_run) = idempotent(ctx, &actor, key, async |txn| {
+        let (row, published_run) = idempotent(ctx, &actor, key, async |w| {
             fresh = true;
-            results::publish(txn, &actor, &e, &signer, &run, is_final.unwrap_or(false)).await
+            let e = w.event(&event).await?;
+            let org = w.organizer(&e).await?;
+            results::publish(w, org, &signer, &run, is_final.unwrap_or(false)).await
         })
         .await?;
         if fresh {
             ctx.services().bus.publish(BusEvent::ResultsPublished {
-                event_id: e.id,
+                event_id: row.event_id,
                 publication_id: row.id,
             });
         }

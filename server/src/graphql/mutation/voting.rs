@@ -4,7 +4,7 @@
 use async_graphql::{Context, ID, InputObject, Object};
 use chrono::{DateTime, Utc};
 
-use super::write::{begin, commit, event_of};
+use super::write::{begin, commit};
 use crate::domain::voting::{self, Cast, Config, Who};
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::voting::{Ballot, TallyRow, VoteCampaign, VoterKey, VotingMode};
@@ -63,8 +63,7 @@ impl VotingMutation {
         )]
         allowlist: Option<Vec<String>>,
     ) -> async_graphql::Result<VoteCampaign> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
+        ctx.actor()?;
         let config = Config {
             mode: mode.into(),
             credits,
@@ -72,9 +71,12 @@ impl VotingMutation {
             closes,
             allowlist,
         };
-        let txn = begin(ctx).await?;
-        let campaign = voting::configure(&txn, &actor, &e, config).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let campaign = voting::configure(&w, w.organizer(&e).await.gql(ctx)?, config)
+            .await
+            .gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(VoteCampaign {
             campaign,
             opens: Some(opens),
@@ -94,12 +96,12 @@ impl VotingMutation {
         #[graphql(desc = "The event, by slug.")] event: String,
         #[graphql(desc = "The voter's email address.")] email: String,
     ) -> async_graphql::Result<bool> {
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        voting::register(&txn, &e, &email, &ctx.rc().client, &ctx.services().links)
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        voting::register(&w, &e, &email, &ctx.rc().client, &ctx.services().links)
             .await
             .gql(ctx)?;
-        commit(ctx, txn).await?;
+        commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(true)
     }
@@ -112,9 +114,9 @@ impl VotingMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The token from the voting link.")] token: String,
     ) -> async_graphql::Result<VoterKey> {
-        let txn = begin(ctx).await?;
-        let (event, key) = voting::confirm(&txn, &token).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let (event, key) = voting::confirm(&w, &token).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(VoterKey { key, event })
     }
 
@@ -137,7 +139,6 @@ impl VotingMutation {
             (None, Some(u)) => Who::Account(u),
             (None, None) => return Err(ctx.err(crate::error::AppError::Unauthenticated)),
         };
-        let e = event_of(ctx, &event).await?;
         let casts = votes
             .into_iter()
             .map(|v| Cast {
@@ -145,9 +146,10 @@ impl VotingMutation {
                 votes: v.votes,
             })
             .collect();
-        let txn = begin(ctx).await?;
-        let ballot = voting::cast(&txn, &e, who, casts).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let ballot = voting::cast(&w, &e, who, casts).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Ballot(ballot))
     }
 
@@ -158,11 +160,13 @@ impl VotingMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The event, by slug.")] event: String,
     ) -> async_graphql::Result<Vec<TallyRow>> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
-        let txn = begin(ctx).await?;
-        let rows = voting::publish_tally(&txn, &actor, &e).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let rows = voting::publish_tally(&w, w.organizer(&e).await.gql(ctx)?)
+            .await
+            .gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(rows
             .into_iter()
             .map(|row| TallyRow {

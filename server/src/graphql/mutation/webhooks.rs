@@ -3,7 +3,7 @@
 
 use async_graphql::{Context, ID, Object};
 
-use super::write::{begin, commit, event_of};
+use super::write::{begin, commit};
 use crate::domain::webhooks;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::webhooks::{Webhook, WebhookDelivery, WebhookWithSecret};
@@ -38,18 +38,19 @@ impl WebhookMutation {
         )]
         actions: Option<Vec<String>>,
     ) -> async_graphql::Result<WebhookWithSecret> {
-        let actor = ctx.actor()?;
-        let e = event_of(ctx, &event).await?;
+        ctx.actor()?;
         let actions = webhooks::action_filter(actions).gql(ctx)?;
         // Resolved before the write transaction: no lookup while holding the write lock.
         let checked = crate::webhooks::check_url(&url, ctx.services().webhooks.allow_loopback)
             .await
             .gql(ctx)?;
-        let txn = begin(ctx).await?;
-        let (webhook, secret) = webhooks::register(&txn, &actor, &e, checked, actions)
-            .await
-            .gql(ctx)?;
-        commit(ctx, txn).await?;
+        let w = begin(ctx).await?;
+        let e = w.event(&event).await.gql(ctx)?;
+        let (webhook, secret) =
+            webhooks::register(&w, w.organizer(&e).await.gql(ctx)?, checked, actions)
+                .await
+                .gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(WebhookWithSecret { webhook, secret })
     }
 
@@ -61,12 +62,10 @@ impl WebhookMutation {
         #[graphql(desc = "The webhook's id.")] id: ID,
         #[graphql(desc = "Whether it gets deliveries.")] active: bool,
     ) -> async_graphql::Result<Webhook> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let webhook = webhooks::set_active(&txn, &actor, &id, active)
-            .await
-            .gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let webhook = webhooks::set_active(&w, &id, active).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(Webhook(webhook))
     }
 
@@ -77,10 +76,10 @@ impl WebhookMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The delivery's id.")] id: ID,
     ) -> async_graphql::Result<WebhookDelivery> {
-        let actor = ctx.actor()?;
-        let txn = begin(ctx).await?;
-        let (row, event_id) = webhooks::retry(&txn, &actor, &id).await.gql(ctx)?;
-        commit(ctx, txn).await?;
+        ctx.actor()?;
+        let w = begin(ctx).await?;
+        let (row, event_id) = webhooks::retry(&w, &id).await.gql(ctx)?;
+        commit(ctx, w).await?;
         Ok(WebhookDelivery { event_id, row })
     }
 }

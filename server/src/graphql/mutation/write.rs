@@ -1,6 +1,8 @@
-//! What every mutation shares: [`begin`] one write transaction, [`commit`] it, and
+//! What every mutation shares: [`begin`] one write ([`crate::domain::Write`]: its
+//! transaction, the caller as its actor, one reading of the clock), [`commit`] it, and
 //! [`idempotent`], which runs a write so that a retry with the same idempotency key returns
-//! what the first request created instead of writing again.
+//! what the first request created instead of writing again. A mutation reads its event
+//! through the write (`Write::event`), never before it begins.
 
 use async_graphql::Context;
 use entity::{
@@ -10,33 +12,24 @@ use entity::{
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use crate::domain::idempotency::{self, Key};
-use crate::domain::{Actor, event_by_slug};
+use crate::domain::{Actor, Write};
 use crate::error::{AppError, AppResult, is_unique_violation};
 use crate::graphql::context::{CtxExt, ResultExt};
 
-pub(super) async fn begin(ctx: &Context<'_>) -> async_graphql::Result<DatabaseTransaction> {
-    ctx.db().write().await.gql(ctx)
+/// Begins the mutation's write, on behalf of the signed-in caller (if any).
+pub(super) async fn begin(ctx: &Context<'_>) -> async_graphql::Result<Write> {
+    let actor = ctx.rc().user().map(|u| Actor { user: u.clone() });
+    Write::begin(ctx.db(), actor).await.gql(ctx)
 }
 
 /// Commits, then forgets the caller's cached access (the write may have changed it) and
 /// wakes the webhook worker: the write's audit append may have written deliveries (waking
 /// costs the worker one indexed query when it did not).
-pub(super) async fn commit(
-    ctx: &Context<'_>,
-    txn: DatabaseTransaction,
-) -> async_graphql::Result<()> {
-    txn.commit().await.gql(ctx)?;
+pub(super) async fn commit(ctx: &Context<'_>, w: Write) -> async_graphql::Result<()> {
+    w.commit().await.gql(ctx)?;
     ctx.rc().refresh().await;
     ctx.services().webhook_wake.wake();
     Ok(())
-}
-
-/// The event a mutation names by slug.
-pub(super) async fn event_of(
-    ctx: &Context<'_>,
-    slug: &str,
-) -> async_graphql::Result<entity::event::Model> {
-    event_by_slug(&ctx.db().conn, slug).await.gql(ctx)
 }
 
 /// The team a mutation names by id or external id, read in its transaction.
@@ -61,27 +54,27 @@ pub(super) async fn idempotent<T: Replayable>(
     ctx: &Context<'_>,
     actor: &Actor,
     key: Option<Key>,
-    write: impl AsyncFnOnce(&DatabaseTransaction) -> AppResult<T>,
+    write: impl AsyncFnOnce(&Write) -> AppResult<T>,
 ) -> async_graphql::Result<T> {
-    let txn = begin(ctx).await?;
+    let w = Write::begin(ctx.db(), Some(actor.clone())).await.gql(ctx)?;
     if let Some(k) = &key
-        && let Some(id) = idempotency::replay(&txn, actor, k).await.gql(ctx)?
+        && let Some(id) = idempotency::replay(w.txn(), actor, k).await.gql(ctx)?
     {
-        return T::reload(&txn, &id).await.gql(ctx);
+        return T::reload(w.txn(), &id).await.gql(ctx);
     }
     let written = async {
-        let created = write(&txn).await?;
+        let created = write(&w).await?;
         if let Some(k) = &key {
-            idempotency::record(&txn, actor, k, created.public_id()).await?;
+            idempotency::record(&w, k, created.public_id()).await?;
         }
         Ok::<_, AppError>(created)
     }
     .await;
     let outcome = match written {
-        Ok(created) => txn.commit().await.map(|()| created).map_err(AppError::from),
+        Ok(created) => w.commit().await.map(|()| created),
         Err(e) => {
             // Nothing of a failed write may stay; the connection is reused at once below.
-            let _ = txn.rollback().await;
+            w.rollback().await;
             Err(e)
         }
     };
@@ -118,7 +111,7 @@ async fn replay_winner<T: Replayable>(
         if attempt > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(10 << attempt)).await;
         }
-        let txn = begin(ctx).await?;
+        let txn = ctx.db().write().await.gql(ctx)?;
         if let Some(id) = idempotency::replay(&txn, actor, key).await.gql(ctx)? {
             return T::reload(&txn, &id).await.gql(ctx);
         }

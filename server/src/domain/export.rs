@@ -256,6 +256,9 @@ pub async fn export<C: ConnectionTrait>(
                 "demo_url",
                 "tags",
                 "tagline",
+                "team_name",
+                "track_name",
+                "table",
             ]),
             sorted_projects
                 .iter()
@@ -278,6 +281,15 @@ pub async fn export<C: ConnectionTrait>(
                         p.demo_url.clone(),
                         json_list(&p.tags).join(" "),
                         p.tagline.clone(),
+                        teams
+                            .get(&p.team_id)
+                            .map(|t| t.name.clone())
+                            .unwrap_or_default(),
+                        tracks
+                            .get(&p.track_id)
+                            .map(|t| t.name.clone())
+                            .unwrap_or_default(),
+                        u(p.expo_table.clone()),
                     ]
                 })
                 .collect(),
@@ -327,7 +339,14 @@ pub async fn export<C: ConnectionTrait>(
                 .await?;
             let mut header = hs(&["review_id", "judge", "project", "submitted", "version"]);
             header.extend(rubric.iter().map(|c| c.key.clone()));
-            header.extend(hs(&["weighted_total", "comment"]));
+            // Names after the columns scripts already read by position.
+            header.extend(hs(&[
+                "weighted_total",
+                "comment",
+                "judge_name",
+                "judge_email",
+                "project_title",
+            ]));
             let rows = reviews
                 .iter()
                 .map(|r| {
@@ -343,6 +362,15 @@ pub async fn export<C: ConnectionTrait>(
                     row.extend(rubric.iter().map(|c| u(s.get(&c.key))));
                     row.push(f(super::results::weighted_total(&rubric, &s)));
                     row.push(r.comment.clone());
+                    let judge_user = members.get(&r.judge_id).map(|m| m.user_id);
+                    row.push(judge_user.map(name).unwrap_or_default());
+                    row.push(judge_user.map(email).unwrap_or_default());
+                    row.push(
+                        projects
+                            .get(&r.project_id)
+                            .map(|p| p.title.clone())
+                            .unwrap_or_default(),
+                    );
                     row
                 })
                 .collect();

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod comment;
 pub mod event;
+pub mod expo;
 pub mod export;
 pub mod judging;
 pub mod moderation;
@@ -14,6 +15,7 @@ pub mod prize;
 pub mod project;
 pub mod records;
 pub mod results;
+pub mod tracks;
 pub mod voting;
 pub mod webhooks;
 mod write;
@@ -43,4 +45,6 @@ pub struct Mutation(
     comment::CommentMutation,
     records::RecordsMutation,
     webhooks::WebhookMutation,
+    expo::ExpoMutation,
+    tracks::TrackMutation,
 );

@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod comment;
 pub mod event;
+pub mod expo;
 pub mod judging;
 pub mod people;
 pub mod prize;

@@ -54,7 +54,7 @@ const ProjectQuery = graphql(`
       myTeam {
         id name
         projects {
-          id title tagline summary description repoUrl demoUrl tags status submittedAt updatedAt
+          id title tagline summary description repoUrl demoUrl tags table status submittedAt updatedAt
           hiddenReason disqualifiedReason feedback
           track { id name }
         }
@@ -492,6 +492,7 @@ type Form = {
   repoUrl: string;
   demoUrl: string;
   tags: string;
+  table: string;
 };
 
 function formOf(p: MyProject): Form {
@@ -504,6 +505,7 @@ function formOf(p: MyProject): Form {
     repoUrl: p.repoUrl ?? '',
     demoUrl: p.demoUrl ?? '',
     tags: p.tags.join(', '),
+    table: p.table ?? '',
   };
 }
 
@@ -520,6 +522,7 @@ function inputOf(f: Form) {
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean),
+    table: f.table.trim(),
   };
 }
 
@@ -537,6 +540,7 @@ function ProjectFields({ f, set, tracks }: { f: Form; set: (f: Form) => void; tr
         <Field label="Demo URL" type="url" inputMode="url" placeholder="https://" value={f.demoUrl} onValue={on('demoUrl')} />
       </div>
       <Field label="Tags" hint="Separated by commas: at most 10, each at most 32 characters." value={f.tags} onValue={on('tags')} />
+      <Field label="Expo table" hint="Where your project stands at the expo, if the organizers gave you a table (at most 16 characters)." maxLength={16} value={f.table} onValue={on('table')} />
     </>
   );
 }
@@ -588,7 +592,7 @@ export function MyProjectPage({ slug }: { slug: string }) {
 }
 
 function NewProject({ ev, refetch, first }: { ev: ProjectEvent; refetch: () => Promise<void>; first: boolean }) {
-  const [f, set] = useState<Form>({ title: '', track: ev.tracks[0]?.id ?? '', tagline: '', summary: '', description: '', repoUrl: '', demoUrl: '', tags: '' });
+  const [f, set] = useState<Form>({ title: '', track: ev.tracks[0]?.id ?? '', tagline: '', summary: '', description: '', repoUrl: '', demoUrl: '', tags: '', table: '' });
   const m = useMutation(CreateProject);
   return (
     <Panel title={first ? 'Start your project' : 'Start another project'} id="pt-new-project">

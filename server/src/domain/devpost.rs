@@ -520,18 +520,19 @@ pub async fn import_as<C: ConnectionTrait>(
     }
     problems.sort_by_key(|p| p.line);
 
-    let counts = if rows.is_empty() {
-        ImportCounts::default()
-    } else {
-        let track = track::Entity::find()
-            .filter(track::Column::EventId.eq(e.id))
-            .order_by_asc(track::Column::Id)
-            .one(txn)
-            .await?;
-        let fixture = fixture(e, track, &rows, now);
-        import::check(&fixture)?;
-        import::import(txn, actor, &fixture).await?.1
-    };
+    // Always through the importer, new rows or not: the import is audited either way.
+    let track = track::Entity::find()
+        .filter(track::Column::EventId.eq(e.id))
+        .order_by_asc(track::Column::Id)
+        .one(txn)
+        .await?;
+    let mut fixture = fixture(e, track, &rows, now);
+    if rows.is_empty() {
+        // Nothing new: no track to make either.
+        fixture.tracks.clear();
+    }
+    import::check(&fixture)?;
+    let counts = import::import(txn, actor, &fixture).await?.1;
     Ok(Report {
         counts,
         rows: report_rows,

@@ -28,6 +28,9 @@ pub struct Model {
     pub hidden_reason: Option<String>,
     /// Why the organizers disqualified it (it left the ranking); null when not.
     pub disqualified_reason: Option<String>,
+    /// Where the project stands on the expo floor (1 to 16 characters, unique per event
+    /// regardless of case); null when it has no table.
+    pub expo_table: Option<String>,
 }
 
 /// Where a project is in its life. Stored as TEXT with these values (the migration's CHECK

@@ -17,6 +17,7 @@ mod m20261202_000003_webhooks;
 mod m20261203_000001_erasure;
 mod m20261203_000002_archived_events;
 mod m20261204_160301_setup_links;
+mod m20261204_160401_project_tables;
 mod sql;
 
 pub struct Migrator;
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000001_erasure::Migration),
             Box::new(m20261203_000002_archived_events::Migration),
             Box::new(m20261204_160301_setup_links::Migration),
+            Box::new(m20261204_160401_project_tables::Migration),
         ]
     }
 }

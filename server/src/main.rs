@@ -39,10 +39,21 @@ enum Command {
     Serve(ServeConfig),
     /// Apply migrations and exit.
     Migrate,
-    /// Import an event fixture (verdict.event.v1); idempotent by external id.
+    /// Import an event fixture (verdict.event.v1); idempotent by external id. With
+    /// `--devpost FILE --event SLUG`: a Devpost submissions export (CSV) into an event.
     Import {
         /// The fixture file (JSON).
-        file: std::path::PathBuf,
+        #[arg(required_unless_present = "devpost", conflicts_with = "devpost")]
+        file: Option<std::path::PathBuf>,
+        /// A Devpost submissions export (CSV): projects, teams, members, table numbers.
+        #[arg(long, value_name = "FILE", requires = "event")]
+        devpost: Option<std::path::PathBuf>,
+        /// The event (slug) a Devpost export goes into.
+        #[arg(long, value_name = "SLUG", requires = "devpost")]
+        event: Option<String>,
+        /// Print what a Devpost import would do; write nothing.
+        #[arg(long, requires = "devpost")]
+        dry_run: bool,
     },
     /// Personal API tokens.
     #[command(subcommand)]
@@ -348,7 +359,34 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             open(&cli.store).await?;
             println!("migrations applied");
         }
-        Command::Import { file } => {
+        Command::Import {
+            devpost: Some(path),
+            event: Some(slug),
+            dry_run,
+            ..
+        } => {
+            let db = open(&cli.store).await?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| AppError::bad_input("devpost", format!("{}: {e}", path.display())))?;
+            let txn = db.write().await?;
+            let e = verdict::domain::event_by_slug(&txn, &slug).await?;
+            let report = verdict::domain::devpost::import_as(&txn, "", &e, &text).await?;
+            if dry_run {
+                txn.rollback().await?;
+            } else {
+                txn.commit().await?;
+            }
+            print!("{}", report.summary(dry_run));
+        }
+        Command::Import { file: None, .. } => {
+            return Err(AppError::bad_input(
+                "file",
+                "name a fixture file or --devpost FILE",
+            ));
+        }
+        Command::Import {
+            file: Some(file), ..
+        } => {
             let db = open(&cli.store).await?;
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| AppError::bad_input("file", format!("{}: {e}", file.display())))?;

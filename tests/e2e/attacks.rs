@@ -1116,6 +1116,14 @@ fn cases() -> Vec<Case> {
             vars: |w, id| json!({ "id": w.a.submitted, "t": id }),
         },
         Case {
+            site: "Mutation.deleteTrack(id)",
+            obj: Track,
+            via: Mutation("deleteTrack"),
+            reference: NONE,
+            query: "mutation($id: ID!) { deleteTrack(id: $id) }",
+            vars: |_, id| json!({ "id": id }),
+        },
+        Case {
             site: "Mutation.clearDuplicate(id)",
             obj: Project,
             via: Mutation("clearDuplicate"),
@@ -1300,12 +1308,28 @@ fn cases() -> Vec<Case> {
             vars: |_, id| json!({ "t": id }),
         },
         Case {
+            site: "Mutation.renameTrack(id)",
+            obj: Track,
+            via: Mutation("renameTrack"),
+            reference: NONE,
+            query: "mutation($id: ID!) { renameTrack(id: $id, name: \"attack\") { id } }",
+            vars: |_, id| json!({ "id": id }),
+        },
+        Case {
             site: "Mutation.saveReview(assignment)",
             obj: Assignment,
             via: Mutation("saveReview"),
             reference: NONE,
             query: "mutation($a: ID!) { saveReview(assignment: $a, scores: [{ criterion: \"impact\", value: 3 }], comment: \"attack\") { id } }",
             vars: |_, id| json!({ "a": id }),
+        },
+        Case {
+            site: "Mutation.setProjectTable(project)",
+            obj: Project,
+            via: Mutation("setProjectTable"),
+            reference: NONE,
+            query: "mutation($p: ID!) { setProjectTable(project: $p, table: \"99\") { id } }",
+            vars: |_, id| json!({ "p": id }),
         },
         Case {
             site: "Mutation.setWebhookActive(id)",

@@ -599,6 +599,88 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         .await;
     moderation_steps(&mut steps, admin, p, &event, &project, &track).await;
 
+    // A Devpost export: a preview writes nothing; the import appends one entry.
+    let csv = format!(
+        "Project Title,Submission Url,Submitter Email,Table Number\n\
+         Imported,https://devpost.com/software/audited-{t},dp-{t}@example.org,40\n"
+    );
+    let devpost = "mutation($e: String!, $csv: String!, $dry: Boolean) {
+        importDevpost(event: $e, csv: $csv, dryRun: $dry) { projects } }";
+    let vars = json!({ "e": event, "csv": csv, "dry": true });
+    steps
+        .step(DryRun, "importDevpost (dry run)", admin, devpost, vars)
+        .await;
+    let vars = json!({ "e": event, "csv": csv });
+    steps
+        .step(
+            Refused,
+            "importDevpost (participant)",
+            p,
+            devpost,
+            vars.clone(),
+        )
+        .await;
+    steps
+        .step(Succeeds, "importDevpost", admin, devpost, vars)
+        .await;
+
+    // Tracks renamed, and deleted while unused.
+    let spare = str_at(
+        &app.ok(
+            admin,
+            op("CreateTrack"),
+            json!({ "event": event, "name": "Spare" }),
+        )
+        .await,
+        "/createTrack/id",
+    );
+    let rename = "mutation($id: ID!, $n: String!) { renameTrack(id: $id, name: $n) { id name } }";
+    let vars = json!({ "id": spare, "n": "Hardware" });
+    steps
+        .step(Succeeds, "renameTrack", admin, rename, vars.clone())
+        .await;
+    steps
+        .step(Refused, "renameTrack (same name)", admin, rename, vars)
+        .await;
+    let delete = "mutation($id: ID!) { deleteTrack(id: $id) }";
+    steps
+        .step(
+            Refused,
+            "deleteTrack (in use)",
+            admin,
+            delete,
+            json!({ "id": track }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "deleteTrack",
+            admin,
+            delete,
+            json!({ "id": spare }),
+        )
+        .await;
+    let links = "mutation($e: String!) { exportInvitationLinks(event: $e) { email link } }";
+    steps
+        .step(
+            Refused,
+            "exportInvitationLinks (participant)",
+            p,
+            links,
+            json!({ "e": event }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "exportInvitationLinks",
+            admin,
+            links,
+            json!({ "e": event }),
+        )
+        .await;
+
     // Import.
     let fixture = json!({ "fixture": tiny_fixture(&t) });
     steps
@@ -929,6 +1011,25 @@ async fn moderation_steps(
             admin,
             op("ChangeProjectTrack"),
             mv,
+        )
+        .await;
+    let table = json!({ "project": project, "table": "12" });
+    steps
+        .step(
+            Succeeds,
+            "setProjectTable",
+            admin,
+            op("SetProjectTable"),
+            table.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "setProjectTable (there already)",
+            admin,
+            op("SetProjectTable"),
+            table,
         )
         .await;
 }

@@ -251,6 +251,9 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                 "demo_url",
                 "tags",
                 "tagline",
+                "team_name",
+                "track_name",
+                "table",
             ]),
             sorted_projects
                 .iter()
@@ -273,6 +276,15 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                         p.demo_url.clone(),
                         json_list(&p.tags).join(" "),
                         p.tagline.clone(),
+                        teams
+                            .get(&p.team_id)
+                            .map(|t| t.name.clone())
+                            .unwrap_or_default(),
+                        tracks
+                            .get(&p.track_id)
+                            .map(|t| t.name.clone())
+                            .unwrap_or_default(),
+                        u(p.expo_table.clone()),
                     ]
                 })
                 .collect(),
@@ -322,7 +334,14 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                 .await?;
             let mut header = hs(&["review_id", "judge", "project", "submitted", "version"]);
             header.extend(rubric.iter().map(|c| c.key.clone()));
-            header.extend(hs(&["weighted_total", "comment"]));
+            // Names after the columns scripts already read by position.
+            header.extend(hs(&[
+                "weighted_total",
+                "comment",
+                "judge_name",
+                "judge_email",
+                "project_title",
+            ]));
             let rows = reviews
                 .iter()
                 .map(|r| {
@@ -338,6 +357,15 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                     row.extend(rubric.iter().map(|c| u(s.get(&c.key))));
                     row.push(f(super::results::weighted_total(&rubric, &s)));
                     row.push(r.comment.clone());
+                    let judge_user = members.get(&r.judge_id).map(|m| m.user_id);
+                    row.push(judge_user.map(name).unwrap_or_default());
+                    row.push(judge_user.map(email).unwrap_or_default());
+                    row.push(
+                        projects
+                            .get(&r.project_id)
+                            .map(|p| p.title.clone())
+                            .unwrap_or_default(),
+                    );
                     row
                 })
                 .collect();

@@ -180,8 +180,20 @@ pub async fn invite(
         ));
     }
     let mut wanted: Vec<String> = Vec::new();
-    for raw in emails {
-        let email = validate::email("emails", raw)?;
+    for (i, raw) in emails.iter().enumerate() {
+        // The whole batch is refused; the message names the address and where it is, so
+        // one typo among two hundred is found at once.
+        let email = validate::email("emails", raw).map_err(|_| {
+            AppError::bad_input(
+                "emails",
+                format!(
+                    "{:?} (address {} of {}) is not a valid email address",
+                    raw.trim(),
+                    i + 1,
+                    emails.len()
+                ),
+            )
+        })?;
         if !wanted.contains(&email) {
             wanted.push(email);
         }

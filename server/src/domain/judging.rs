@@ -9,7 +9,7 @@
 //! [`save_review`], not counted as pending; submitting the project again brings them back
 //! as they were.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use entity::assignment::{AssignmentSource, AssignmentStatus};
@@ -74,10 +74,19 @@ pub(crate) fn check_criterion(f: &CriterionFields) -> AppResult<()> {
         validate::text("description", d, CRITERION_DESCRIPTION_MAX)?;
     }
     if !(f.weight.is_finite() && f.weight > 0.0) {
-        return Err(AppError::bad_input("weight", "must be a positive number"));
+        return Err(AppError::bad_input(
+            "weight",
+            format!("{} of {:?} must be a positive number", f.weight, f.key),
+        ));
     }
     if f.min >= f.max {
-        return Err(AppError::bad_input("max", "must be greater than min"));
+        return Err(AppError::bad_input(
+            "max",
+            format!(
+                "{} of {:?} must be greater than its min ({})",
+                f.max, f.key, f.min
+            ),
+        ));
     }
     Ok(())
 }
@@ -601,9 +610,11 @@ impl Standing {
     }
 }
 
-/// A judge's queue in an event: their assignments to submitted projects, in the judge's own
-/// order (see [`judge_order`]). Assignments of withdrawn projects are left out until the
-/// project is submitted again.
+/// A judge's queue in an event: their assignments to submitted projects, in the order they
+/// walk the expo floor: by table in natural order from a starting table of their own, then
+/// the projects without a table in the judge's own order (see [`super::tables::floor_order`]
+/// and [`judge_order`]). Assignments of withdrawn projects are left out until the project
+/// is submitted again.
 pub async fn my_assignments<C: ConnectionTrait>(
     db: &C,
     user_id: i64,
@@ -612,17 +623,35 @@ pub async fn my_assignments<C: ConnectionTrait>(
     let Some(judge) = judge_of_user(db, user_id, event_id).await? else {
         return Ok(vec![]);
     };
-    let submitted = project::Entity::find_public(event_id)
-        .select_only()
-        .column(project::Column::Id)
-        .into_query();
-    let mut rows = assignment::Entity::find()
+    let rows = assignment::Entity::find()
         .filter(assignment::Column::JudgeId.eq(judge.id))
-        .filter(assignment::Column::ProjectId.in_subquery(submitted))
         .all(db)
         .await?;
-    rows.sort_by_key(|a| judge_order(&judge.public_id, &a.public_id));
-    Ok(rows)
+    // The submitted ones among the assigned projects, with their expo tables.
+    let assigned = assignment::Entity::find()
+        .select_only()
+        .column(assignment::Column::ProjectId)
+        .filter(assignment::Column::JudgeId.eq(judge.id))
+        .into_query();
+    let tables: HashMap<i64, Option<String>> = project::Entity::find_public(event_id)
+        .select_only()
+        .column(project::Column::Id)
+        .column(project::Column::ExpoTable)
+        .filter(project::Column::Id.in_subquery(assigned))
+        .into_tuple::<(i64, Option<String>)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|a| tables.contains_key(&a.project_id))
+        .collect();
+    Ok(super::tables::floor_order(
+        rows,
+        |a| tables.get(&a.project_id).cloned().flatten(),
+        |a| judge_order(&judge.public_id, &a.public_id),
+    ))
 }
 
 /// A per-judge order of the work queue, so judges do not all start at the same table: the

@@ -22,6 +22,8 @@ pub struct ProjectFields {
     pub demo_url: Option<String>,
     pub tags: Option<Vec<String>>,
     pub track: Option<String>,
+    /// The expo table; empty clears it (see [`super::tables`]).
+    pub table: Option<String>,
 }
 
 impl ProjectFields {
@@ -35,6 +37,7 @@ impl ProjectFields {
             ("demoUrl", self.demo_url.is_some()),
             ("tags", self.tags.is_some()),
             ("track", self.track.is_some()),
+            ("table", self.table.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, set)| set.then_some(k))
@@ -46,8 +49,16 @@ async fn apply<C: ConnectionTrait>(
     txn: &C,
     am: &mut project::ActiveModel,
     event_id: i64,
+    project_id: Option<i64>,
     f: ProjectFields,
 ) -> AppResult<()> {
+    if let Some(v) = f.table {
+        let table = super::tables::parse("table", &v)?;
+        if let Some(t) = &table {
+            super::tables::ensure_free(txn, event_id, t, project_id).await?;
+        }
+        am.expo_table = Set(table);
+    }
     if let Some(v) = f.title {
         am.title = Set(validate::name("title", &v, validate::TITLE_MAX)?);
     }
@@ -126,7 +137,7 @@ pub async fn create_project(
         updated_at: Set(t),
         ..Default::default()
     };
-    apply(txn, &mut am, e.id, f).await?;
+    apply(txn, &mut am, e.id, None, f).await?;
     let p = am.insert(txn).await?;
     w.append(
         Entry::new("project.created", "project", &p.public_id)
@@ -174,8 +185,9 @@ pub async fn update_project(w: &Write, id: &str, f: ProjectFields) -> AppResult<
         ));
     }
     let changed = f.changed();
+    let id = p.id;
     let mut am = p.into_active_model();
-    apply(txn, &mut am, e.id, f).await?;
+    apply(txn, &mut am, e.id, Some(id), f).await?;
     am.updated_at = Set(t);
     let p = am.update(txn).await?;
     w.append(

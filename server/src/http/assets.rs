@@ -150,7 +150,12 @@ const PAGES: [&str; 7] = [
 ];
 /// The first segment of every path of `ROUTES` that has a `:param`.
 const PREFIXES: [&str; 6] = [
-    "/e/", "/invite/", "/reset/", "/confirm/", "/join/", "/setup/",
+    "/e/",
+    "/invite/",
+    "/reset/",
+    "/confirm/",
+    "/join/",
+    "/setup/",
 ];
 
 /// The client's pages (`ROUTES` in `web/app/src/app.tsx`): the client answers an unknown

@@ -47,6 +47,8 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/e/:slug/admin', Org.OverviewPage],
   ['/e/:slug/admin/settings', Org.SettingsPage],
   ['/e/:slug/admin/people', Org.PeoplePage],
+  ['/e/:slug/admin/import', Org.ExpoPage],
+  ['/e/:slug/admin/links', Org.LinksPage],
   ['/e/:slug/admin/tracks', Org.TracksPage],
   ['/e/:slug/admin/prizes', Org.PrizesPage],
   ['/e/:slug/admin/voting', Org.VotingPage],

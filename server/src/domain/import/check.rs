@@ -136,8 +136,15 @@ pub(super) fn check(f: &Fixture) -> AppResult<()> {
         }
     }
     let mut project_status: HashMap<&str, ProjectStatus> = HashMap::new();
+    let mut tables: HashMap<String, &str> = HashMap::new();
     for p in &f.projects {
         let r = format!("project {}", p.external_id);
+        if let Some(t) = crate::domain::tables::parse("table", p.table.as_deref().unwrap_or(""))
+            .map_err(|m| row_err(&r, m))?
+            && let Some(other) = tables.insert(t.to_lowercase(), p.external_id.as_str())
+        {
+            return Err(row_err(&r, format!("table {t:?} is project {other}'s too")));
+        }
         if !teams.contains(p.team.as_str()) {
             return Err(row_err(&r, format!("unknown team {}", p.team)));
         }

@@ -100,6 +100,9 @@ pub struct FxProject {
     pub tags: Vec<String>,
     pub status: String,
     pub submitted_at: Option<DateTime<Utc>>,
+    /// The expo table (optional; at most 16 characters, unique in the event).
+    #[serde(default)]
+    pub table: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -72,6 +72,12 @@ impl ImportCounts {
     }
 }
 
+/// Checks a fixture built in code (not parsed from JSON) against the rules [`parse`] holds
+/// a file to.
+pub fn check(f: &Fixture) -> AppResult<()> {
+    check::check(f)
+}
+
 /// Writes the fixture inside `txn` and appends one `event.imported` audit entry.
 pub async fn import<C: ConnectionTrait>(
     txn: &C,
@@ -297,19 +303,31 @@ pub async fn import<C: ConnectionTrait>(
         }
     }
 
-    let existing_projects: HashSet<String> = project::Entity::find()
+    let in_event = project::Entity::find()
         .filter(project::Column::EventId.eq(ev.id))
         .all(txn)
-        .await?
-        .into_iter()
-        .map(|p| p.external_id)
+        .await?;
+    // Tables are unique in an event: the ones taken, lower-cased, with their project.
+    let taken: HashMap<String, String> = in_event
+        .iter()
+        .filter_map(|p| Some((p.expo_table.as_deref()?.to_lowercase(), p.title.clone())))
         .collect();
+    let existing_projects: HashSet<String> = in_event.into_iter().map(|p| p.external_id).collect();
     for p in &f.projects {
         if existing_projects.contains(&p.external_id) {
             continue;
         }
         n.projects += 1;
         let tags = validate::tags("tags", &p.tags)?;
+        let table = super::tables::parse("table", p.table.as_deref().unwrap_or(""))?;
+        if let Some(t) = &table
+            && let Some(other) = taken.get(&t.to_lowercase())
+        {
+            return Err(row_err(
+                format!("project {}", p.external_id),
+                format!("table {t:?} is already taken by the project {other:?}"),
+            ));
+        }
         project::ActiveModel {
             public_id: Set(public_id("prj")),
             event_id: Set(ev.id),
@@ -326,6 +344,7 @@ pub async fn import<C: ConnectionTrait>(
             status: Set(check::status_of(p)?),
             submitted_at: Set(p.submitted_at),
             duplicate_of: Set(None),
+            expo_table: Set(table),
             created_at: Set(t0),
             updated_at: Set(t0),
             ..Default::default()

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod comment;
 pub mod event;
+pub mod expo;
 pub mod export;
 pub mod judging;
 pub mod moderation;
@@ -15,6 +16,7 @@ pub mod project;
 pub mod records;
 pub mod results;
 pub mod setup;
+pub mod tracks;
 pub mod voting;
 pub mod webhooks;
 mod write;
@@ -45,4 +47,6 @@ pub struct Mutation(
     records::RecordsMutation,
     webhooks::WebhookMutation,
     setup::SetupMutation,
+    expo::ExpoMutation,
+    tracks::TrackMutation,
 );

@@ -33,6 +33,9 @@ pub struct ProjectInput {
     pub tags: Option<Vec<String>>,
     /// A track of the same event (id or external id).
     pub track: Option<ID>,
+    /// The expo table where the project stands (for example "12" or "A-07"): at most 16
+    /// characters, unique in the event; an empty string clears it.
+    pub table: Option<String>,
 }
 
 impl From<ProjectInput> for ProjectFields {
@@ -46,6 +49,7 @@ impl From<ProjectInput> for ProjectFields {
             demo_url: i.demo_url,
             tags: i.tags,
             track: i.track.map(|t| t.0),
+            table: i.table,
         }
     }
 }

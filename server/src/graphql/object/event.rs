@@ -355,7 +355,9 @@ impl Event {
             .gql(ctx)?;
         Ok(rows.into_iter().map(Criterion).collect())
     }
-    /// The caller's own assignments as a judge here, in the caller's own order: those of
+    /// The caller's own assignments as a judge here, in the order they walk the expo floor
+    /// (by table in natural order from a starting table of their own, then those without a
+    /// table in the caller's own order): those of
     /// submitted projects (an assignment whose project its team withdrew leaves the queue
     /// until the project is submitted again).
     #[graphql(complexity = "cost::short_list(child_complexity)")]
@@ -840,11 +842,13 @@ pub enum ExportKind {
     Registrations,
     /// One row per team, with its members' names and emails.
     Teams,
-    /// One row per project, drafts and withdrawn ones included.
+    /// One row per project, drafts and withdrawn ones included: ids, then (last) the team's
+    /// and the track's names and the expo table.
     Projects,
     /// One row per assignment: judge, project, status and source.
     Assignments,
-    /// One row per review: every criterion's score, the weighted total and the comment.
+    /// One row per review: every criterion's score, the weighted total and the comment,
+    /// then (last) the judge's name and email and the project's title.
     Scores,
     /// The ranking of the newest calibration run, published or not.
     Results,

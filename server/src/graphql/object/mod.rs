@@ -7,6 +7,7 @@ pub mod audit;
 pub mod checklist;
 pub mod comment;
 pub mod event;
+pub mod expo;
 pub mod judging;
 pub mod links;
 pub mod my_events;

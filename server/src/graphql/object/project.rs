@@ -33,6 +33,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Project.status", Rule::VisibleOrOwnTeam),
     ("Project.submittedAt", Rule::VisibleOrOwnTeam),
     ("Project.track", Rule::VisibleOrOwnTeam),
+    ("Project.table", Rule::VisibleOrOwnTeam),
     ("Project.team", Rule::VisibleOrOwnTeam),
     ("Project.event", Rule::VisibleOrOwnTeam),
     ("Project.createdAt", Rule::VisibleOrOwnTeam),
@@ -126,6 +127,12 @@ impl Project {
     /// null for drafts.
     async fn submitted_at(&self) -> Option<DateTime<Utc>> {
         self.0.submitted_at
+    }
+    /// The expo table where the project stands, so judges and visitors find it on the
+    /// floor (for example "12" or "A-07"); null when it has none. Set by its team with
+    /// `updateProject` before the deadline and by organizers with `setProjectTable`.
+    async fn table(&self) -> Option<&str> {
+        self.0.expo_table.as_deref()
     }
     /// The track the project is entered in.
     async fn track(&self, ctx: &Context<'_>) -> async_graphql::Result<Track> {

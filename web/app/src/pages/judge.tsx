@@ -22,12 +22,12 @@ const JudgeQueue = graphql(`
       timeZone
       myRoles
       myProgress { done total }
-      nextAssignment { id project { id title } }
+      nextAssignment { id project { id title table } }
       rubric { key name description min max weight position }
       myAssignments {
         id
         status
-        project { id title tagline track { id name } }
+        project { id title tagline table track { id name } }
         review { id submitted submittedAt version comment scores { criterion value } }
       }
     }
@@ -46,6 +46,7 @@ const ProjectForJudge = graphql(`
       demoUrl
       tags
       status
+      table
       track { id name }
       team { id name }
     }
@@ -205,7 +206,10 @@ export function JudgeQueuePage({ slug }: { slug: string }) {
               <p>
                 <Link class="button judge-next" href={scoreHref(slug, ev.nextAssignment.id)}>
                   Score the next project
-                  <span class="muted-on-accent">{ev.nextAssignment.project.title}</span>
+                  <span class="muted-on-accent">
+                    {ev.nextAssignment.project.table ? `Table ${ev.nextAssignment.project.table}: ` : ''}
+                    {ev.nextAssignment.project.title}
+                  </span>
                 </Link>
               </p>
             ) : rows.length === 0 ? (
@@ -225,6 +229,7 @@ export function JudgeQueuePage({ slug }: { slug: string }) {
                       {a.project.title}
                     </Link>
                     <span class="judge-item-meta">
+                      {a.project.table && <span class="judge-table">Table {a.project.table}</span>}{' '}
                       <span class="muted">{a.project.track.name}</span> <StandingBadge s={standing(a)} />
                     </span>
                     {a.project.tagline && <span class="judge-item-tagline muted">{a.project.tagline}</span>}
@@ -296,6 +301,11 @@ function ProjectView({ id }: { id: string }) {
     <article class="judge-project" aria-label="The project">
       {p.tagline && <p class="judge-tagline">{p.tagline}</p>}
       <p class="judge-item-meta">
+        {p.table && (
+          <span class="judge-table">
+            Table <strong>{p.table}</strong>
+          </span>
+        )}
         <span>
           Track: <strong>{p.track.name}</strong>
         </span>

@@ -54,7 +54,7 @@ const ProjectQuery = graphql(`
       myTeam {
         id name
         projects {
-          id title tagline summary description repoUrl demoUrl tags status submittedAt updatedAt
+          id title tagline summary description repoUrl demoUrl tags table status submittedAt updatedAt
           hiddenReason disqualifiedReason feedback
           track { id name }
         }
@@ -480,6 +480,7 @@ type Form = {
   repoUrl: string;
   demoUrl: string;
   tags: string;
+  table: string;
 };
 
 function formOf(p: MyProject): Form {
@@ -492,6 +493,7 @@ function formOf(p: MyProject): Form {
     repoUrl: p.repoUrl ?? '',
     demoUrl: p.demoUrl ?? '',
     tags: p.tags.join(', '),
+    table: p.table ?? '',
   };
 }
 
@@ -508,6 +510,7 @@ function inputOf(f: Form) {
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean),
+    table: f.table.trim(),
   };
 }
 
@@ -528,6 +531,7 @@ function ProjectFields({ f, set, tracks, closed = false }: { f: Form; set: (f: F
         <Field label="Demo URL" name="demoUrl" type="url" inputMode="url" placeholder="https://" value={f.demoUrl} onValue={on('demoUrl')} {...ro} />
       </div>
       <Field label="Tags" name="tags" hint="Separated by commas: at most 10, each at most 32 characters." value={f.tags} onValue={on('tags')} {...ro} />
+      <Field label="Expo table" name="table" hint="Where your project stands at the expo, if the organizers gave you a table (at most 16 characters)." maxLength={16} value={f.table} onValue={on('table')} {...ro} />
     </>
   );
 }
@@ -604,7 +608,7 @@ export function MyProjectPage({ slug }: { slug: string }) {
 }
 
 function NewProject({ ev, refetch, first }: { ev: ProjectEvent; refetch: () => Promise<void>; first: boolean }) {
-  const empty: Form = { title: '', track: ev.tracks[0]?.id ?? '', tagline: '', summary: '', description: '', repoUrl: '', demoUrl: '', tags: '' };
+  const empty: Form = { title: '', track: ev.tracks[0]?.id ?? '', tagline: '', summary: '', description: '', repoUrl: '', demoUrl: '', tags: '', table: '' };
   const [f, set] = useState<Form>(empty);
   const m = useMutation(CreateProject);
   const draft = useDraft(`project.new.${ev.slug}`, f, empty, set);

@@ -368,7 +368,7 @@ const GalleryQuery = graphql(`
       projects(track: $track, first: $first, after: $after) {
         totalCount
         pageInfo { hasNextPage endCursor }
-        nodes { id title tagline tags track { id name } team { id name } }
+        nodes { id title tagline tags table track { id name } team { id name } }
       }
     }
   }
@@ -418,6 +418,7 @@ export function GalleryPage({ slug }: { slug: string }) {
               {n.tagline && <p>{n.tagline}</p>}
               <p class="muted">
                 by {n.team.name} · {n.track.name}
+                {n.table && <> · <span class="expo-table">Table {n.table}</span></>}
               </p>
               {n.tags.length > 0 && (
                 <ul class="tags" aria-label="Tags">
@@ -444,7 +445,7 @@ export function GalleryPage({ slug }: { slug: string }) {
 const ProjectQuery = graphql(`
   query PublicProject($id: ID!, $members: Boolean!) {
     project(id: $id) {
-      id title tagline summary description repoUrl demoUrl tags status submittedAt
+      id title tagline summary description repoUrl demoUrl tags status submittedAt table
       track { id name }
       team { id name members @include(if: $members) { id displayName } }
       event { id slug name }
@@ -496,6 +497,12 @@ export function ProjectPage({ slug, id }: { slug: string; id: string }) {
         </dd>
         <dt>Track</dt>
         <dd>{p.track.name}</dd>
+        {p.table && (
+          <>
+            <dt>Expo table</dt>
+            <dd>{p.table}</dd>
+          </>
+        )}
         <dt>Status</dt>
         <dd>
           <Badge tone={tone}>{status}</Badge> {p.submittedAt && <When at={p.submittedAt} />}
@@ -710,7 +717,7 @@ const ResultsQuery = graphql(`
         rankingPage(first: 100) {
           totalCount
           pageInfo { hasNextPage endCursor }
-          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title } } }
+          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title table } } }
         }
       }
     }
@@ -739,7 +746,7 @@ const RankingMore = graphql(`
         version
         rankingPage(first: 100, after: $after) {
           pageInfo { hasNextPage endCursor }
-          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title } } }
+          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title table } } }
         }
       }
     }
@@ -949,6 +956,7 @@ export function ResultsPage({ slug }: { slug: string }) {
                 <td class="num">{x.rank ?? '—'}</td>
                 <th scope="row">
                   {x.project ? <Link href={projectPath(e.slug, x.project.id)}>{titleOf(x)}</Link> : titleOf(x)}
+                  {x.project?.table && <span class="muted"> · table {x.project.table}</span>}
                   {x.excluded && <span class="muted"> · not ranked: {excludedReason(x.excluded)}</span>}
                   {/* On a phone the minor columns fold into this second line. */}
                   <span class="minor-line muted">

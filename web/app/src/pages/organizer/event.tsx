@@ -8,6 +8,7 @@ import { useSession } from '../../session';
 import { Badge, Confirm, ErrorNote, Field, FormErrors, Loading, Notice, Page, Select, Table, TextArea, When } from '../../ui';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
+import { TrackActions } from './tracks';
 
 // ---- time zones ----------------------------------------------------------------------
 // Organizers think in their event's local time, so the window inputs are read and written
@@ -614,14 +615,18 @@ export function TracksPage({ slug }: { slug: string }) {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">External id</th>
+              <th scope="col">Change</th>
             </tr>
           </thead>
           <tbody>
             {tracks.map((t) => (
-              <tr key={t.id}>
+              <tr key={t.id + t.name}>
                 <td>{t.name}</td>
                 <td>
                   <code>{t.externalId ?? t.id}</code>
+                </td>
+                <td>
+                  <TrackActions track={t} onChanged={q.refetch} />
                 </td>
               </tr>
             ))}

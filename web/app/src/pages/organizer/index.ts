@@ -8,3 +8,4 @@ export { LeaderboardPage, CalibrationPage } from './results';
 export { PrizesPage } from './prizes';
 export { VotingPage } from './voting';
 export { WebhooksPage } from './webhooks';
+export { ExpoPage, LinksPage } from './expo';

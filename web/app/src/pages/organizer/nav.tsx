@@ -9,6 +9,8 @@ const AREAS: [string, string][] = [
   ['', 'Overview'],
   ['/settings', 'Settings'],
   ['/people', 'People'],
+  ['/import', 'Import & tables'],
+  ['/links', 'Invitation links'],
   ['/tracks', 'Tracks'],
   ['/rubric', 'Rubric'],
   ['/assignments', 'Assignments'],

@@ -427,6 +427,11 @@ async fn run(cli: Cli) -> Result<ExitCode, AppError> {
             let txn = db.write().await?;
             let password = accounts::admin_create(&txn, &email).await?;
             txn.commit().await?;
+            // Standard output stays the bare password, for scripts; the person reads this.
+            eprintln!(
+                "Site admin {email}: log in with the password below (shown once; \
+                 `verdict user reset-password --email {email}` makes a new one)."
+            );
             println!("{password}");
         }
         Command::User(UserCmd::ResetPassword { email }) => {

@@ -709,8 +709,10 @@ async fn rotating_forwarded_headers_do_not_reset_the_request_rate_limit(app: App
         statuses.iter().filter(|s| **s != 429).count() <= 6,
         "{statuses:?}"
     );
+    // The sibling server started on a database with no account, so it issued its own
+    // one-time setup link (start-up work, not a request's): that table may change.
     probe
-        .nothing_written_since(&before, &[], "rotating forwarded headers")
+        .nothing_written_since(&before, &["setup_links"], "rotating forwarded headers")
         .await;
 }
 

@@ -76,15 +76,18 @@ pub(crate) fn check_criterion(f: &CriterionFields) -> AppResult<()> {
     if !(f.weight.is_finite() && f.weight > 0.0) {
         return Err(AppError::bad_input(
             "weight",
-            format!("{} of {:?} must be a positive number", f.weight, f.key),
+            format!(
+                "must be a positive number for the criterion {:?} (it is {})",
+                f.key, f.weight
+            ),
         ));
     }
     if f.min >= f.max {
         return Err(AppError::bad_input(
             "max",
             format!(
-                "{} of {:?} must be greater than its min ({})",
-                f.max, f.key, f.min
+                "must be greater than min ({}) for the criterion {:?} (it is {})",
+                f.min, f.key, f.max
             ),
         ));
     }

@@ -125,47 +125,29 @@ pub async fn checklists<C: ConnectionTrait>(
             let windows =
                 i64::from(e.judging_open.is_some()) + i64::from(e.judging_close.is_some());
             let judging_over = e.judging_close.is_some_and(|c| c <= now);
+            // Most steps are done once one of their rows exists.
+            let counted = |key, count: i64| Step {
+                key,
+                done: count > 0,
+                count,
+            };
             let steps = vec![
-                Step {
-                    key: StepKey::Tracks,
-                    done: n(&tracks, e.id) > 0,
-                    count: n(&tracks, e.id),
-                },
-                Step {
-                    key: StepKey::Rubric,
-                    done: n(&rubric, e.id) > 0,
-                    count: n(&rubric, e.id),
-                },
+                counted(StepKey::Tracks, n(&tracks, e.id)),
+                counted(StepKey::Rubric, n(&rubric, e.id)),
                 Step {
                     key: StepKey::Windows,
                     done: windows == 2,
                     count: windows,
                 },
-                Step {
-                    key: StepKey::InviteJudges,
-                    done: n(&judges, e.id) + n(&invited, e.id) > 0,
-                    count: n(&judges, e.id) + n(&invited, e.id),
-                },
-                Step {
-                    key: StepKey::Assign,
-                    done: n(&assigned, e.id) > 0,
-                    count: n(&assigned, e.id),
-                },
+                counted(StepKey::InviteJudges, n(&judges, e.id) + n(&invited, e.id)),
+                counted(StepKey::Assign, n(&assigned, e.id)),
                 Step {
                     key: StepKey::Judging,
                     done: n(&reviewed, e.id) > 0 && judging_over,
                     count: n(&reviewed, e.id),
                 },
-                Step {
-                    key: StepKey::Calibrate,
-                    done: n(&runs, e.id) > 0,
-                    count: n(&runs, e.id),
-                },
-                Step {
-                    key: StepKey::Publish,
-                    done: n(&published, e.id) > 0,
-                    count: n(&published, e.id),
-                },
+                counted(StepKey::Calibrate, n(&runs, e.id)),
+                counted(StepKey::Publish, n(&published, e.id)),
             ];
             (e.id, steps)
         })

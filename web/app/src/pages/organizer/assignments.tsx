@@ -9,6 +9,7 @@ import { Link } from '../../router';
 import { Badge, ErrorNote, Field, Loading, Notice, Select, Table } from '../../ui';
 import { coverageCounts, EventMissing, eventProjects, useLoad } from './overview';
 import { OrgPage } from './nav';
+import './organizer-live.css';
 
 // ---- reading ---------------------------------------------------------------------------
 

@@ -4,6 +4,8 @@
 import { ForestPlot, SeverityPlot, type SeverityRow } from '../../plots';
 import { forestRows, num, RankingTable, type RankedRow } from '../../ranking';
 import { Badge, Table } from '../../ui';
+import './calibration-view.css';
+import './organizer-live.css';
 
 export type JudgeRow = { key: string; name: string; email?: string | null; flag: string; offset: number; noise: number; scale: number | null; reviews: number };
 

@@ -11,6 +11,7 @@ import { Badge, Confirm, ErrorNote, Field, Hash, Loading, Notice, Table, When } 
 import { CalibrationView, projectHref, type JudgeRow } from './calibration-view';
 import { EventMissing, retryKey, useLoad } from './overview';
 import { OrgPage } from './nav';
+import './organizer-live.css';
 
 // ---- the live leaderboard ------------------------------------------------------------------
 

@@ -82,7 +82,7 @@ export function RankingTable({ rows, caption, digits = 2 }: { rows: RankedRow[];
           {rows.map((p) => (
             <tr key={p.key}>
               <td class="num">{p.rank ?? '–'}</td>
-              <td>
+              <th scope="row">
                 {p.href ? <Link href={p.href}>{p.title}</Link> : p.title}
                 {p.table && <span class="muted"> · table {p.table}</span>}
                 {p.excluded && (
@@ -94,7 +94,7 @@ export function RankingTable({ rows, caption, digits = 2 }: { rows: RankedRow[];
                 <span class="minor-line muted">
                   Raw mean {num(p.rawMean, digits)} · raw rank {p.rawRank ?? '–'}
                 </span>
-              </td>
+              </th>
               <td class="num">{interval(p)}</td>
               <td class="num">
                 <span class="nowrap">

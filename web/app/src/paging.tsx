@@ -2,7 +2,7 @@
 // one hook every paged list uses, the one "Load more" line under such a list, and
 // `allPages` for what needs a whole list at once (coverage, a form's choices).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request } from './api';
+import { ApiError, asApiError, request } from './api';
 import { ErrorNote } from './ui';
 import './paging.css';
 
@@ -32,10 +32,6 @@ async function readPages<N>(page: (after: string | null) => Promise<Connection<N
 /** Every node of a connection, page after page (`after` is the previous page's end). */
 export async function allPages<N>(page: (after: string | null) => Promise<Connection<N> | null | undefined>): Promise<N[]> {
   return (await readPages(page, null, () => false))?.nodes ?? [];
-}
-
-function asApiError(e: unknown): ApiError {
-  return e instanceof ApiError ? e : new ApiError(String((e as Error)?.message ?? e), 'INTERNAL');
 }
 
 export type Paged<N, R = unknown> = {

@@ -4,7 +4,7 @@
 // Also the small helpers the organizer's live pages share (loading, retry keys).
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request, useQuery, useSubscription } from '../../api';
+import { ApiError, asApiError, request, useQuery, useSubscription } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { allPages } from '../../paging';
 import { CoveragePlot, type CoverageRow } from '../../plots';
@@ -15,10 +15,6 @@ import { OrgPage } from './nav';
 import './organizer-live.css';
 
 // ---- shared by the organizer's live pages ---------------------------------------------
-
-function asApiError(e: unknown): ApiError {
-  return e instanceof ApiError ? e : new ApiError(String((e as Error)?.message ?? e), 'INTERNAL');
-}
 
 export type Loaded<T> = { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => Promise<void> };
 

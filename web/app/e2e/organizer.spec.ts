@@ -216,7 +216,7 @@ test('an organizer invites judges, auto-assigns, watches progress live while a j
   await expect(page.getByRole('region', { name: 'This run: judges' }).getByRole('row')).toHaveCount(1 + judges.length);
   const forest = page.locator('figure.plot').filter({ hasText: 'This run: calibrated quality' });
   await expect(forest, 'the forest plot of the run').toBeVisible();
-  const winner = (await detail.getByRole('row').nth(1).getByRole('cell').nth(1).innerText()).trim();
+  const winner = (await detail.getByRole('row').nth(1).getByRole('rowheader').innerText()).trim();
   expect(titles).toContain(winner);
   // The engine's summary in plain words, above the tables.
   await expect(page.getByTestId('run-summary')).toContainText('of the score variance');

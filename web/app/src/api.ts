@@ -20,6 +20,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Whatever a request threw, as an [`ApiError`] (a thrown non-refusal is INTERNAL). */
+export function asApiError(e: unknown): ApiError {
+  return e instanceof ApiError ? e : new ApiError(String((e as Error)?.message ?? e), 'INTERNAL');
+}
+
 /** `maxTeamSize` as a person would say it: "Max team size". */
 export function fieldName(field: string): string {
   const words = field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[-_]/g, ' ').toLowerCase();
@@ -146,7 +151,7 @@ export function useQuery<R, V>(doc: Doc<R, V>, variables: V, opts: { skip?: bool
         setError(undefined);
       }
     } catch (e) {
-      if (n === latest.current) setError(e instanceof ApiError ? e : new ApiError(String(e), 'INTERNAL'));
+      if (n === latest.current) setError(asApiError(e));
     } finally {
       if (n === latest.current) setLoading(false);
     }
@@ -176,7 +181,7 @@ export function useMutation<R, V>(doc: Doc<R, V>): MutationState<R, V> {
       try {
         return await request(doc, variables);
       } catch (e) {
-        setError(e instanceof ApiError ? e : new ApiError(String(e), 'INTERNAL'));
+        setError(asApiError(e));
         return undefined;
       } finally {
         setLoading(false);

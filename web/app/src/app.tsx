@@ -3,7 +3,8 @@
 import type { ComponentChildren, ComponentType } from 'preact';
 import { useQuery, useSocketStatus } from './api';
 import { graphql } from './graphql';
-import { AccountPage, ForgotPage, JoinPage, LinkPage, LoginPage, LogOutButton, SignupPage } from './pages/account';
+import { ForgotPage, JoinPage, LinkPage, LoginPage, LogOutButton, SignupPage } from './pages/account';
+import { AccountPage } from './pages/my-account';
 import { EventTabs } from './pages/event-tabs';
 import { JudgeQueuePage, ScorePage } from './pages/judge';
 import * as Org from './pages/organizer';

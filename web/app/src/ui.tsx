@@ -216,19 +216,35 @@ function useNow(everyMs = 1000) {
   return now;
 }
 
-/** "2 d 03 h 12 min" until `to`, ticking; "closed" after it. */
-export function Countdown({ to, closed = 'closed' }: { to: string; closed?: string }) {
-  const now = useNow();
+/**
+ * How long until `to`, from `now`: exactly ("2 d 03 h 12 min", seconds within the last
+ * hour) or, `rough`, as a sentence says it ("15 min", "47 h", "3 days"); null once passed.
+ */
+export function timeLeft(to: string, now = Date.now(), rough = false): string | null {
   const left = Math.floor((new Date(to).getTime() - now) / 1000);
-  if (left <= 0) return <span class="countdown done">{closed}</span>;
+  if (left <= 0) return null;
+  if (rough) {
+    const min = Math.round(left / 60);
+    if (min < 90) return `${min} min`;
+    const h = Math.round(min / 60);
+    return h < 48 ? `${h} h` : `${Math.round(h / 24)} days`;
+  }
   const d = Math.floor(left / 86400);
   const h = Math.floor((left % 86400) / 3600);
   const m = Math.floor((left % 3600) / 60);
   const s = left % 60;
   const two = (n: number) => String(n).padStart(2, '0');
-  const text = d > 0 ? `${d} d ${two(h)} h ${two(m)} min` : h > 0 ? `${h} h ${two(m)} min ${two(s)} s` : `${m} min ${two(s)} s`;
+  return d > 0 ? `${d} d ${two(h)} h ${two(m)} min` : h > 0 ? `${h} h ${two(m)} min ${two(s)} s` : `${m} min ${two(s)} s`;
+}
+
+/** [`timeLeft`] until `to`, ticking (every second, or every half minute when `rough`);
+ *  `closed` after it. */
+export function Countdown({ to, closed = 'closed', rough = false }: { to: string; closed?: string; rough?: boolean }) {
+  const now = useNow(rough ? 30_000 : 1000);
+  const text = timeLeft(to, now, rough);
+  if (text === null) return <span class="countdown done">{closed}</span>;
   return (
-    <span class="countdown" role="timer" aria-live="off">
+    <span class={rough ? undefined : 'countdown'} role="timer" aria-live="off">
       {text}
     </span>
   );
@@ -249,6 +265,23 @@ export function download(filename: string, text: string, type = 'text/csv;charse
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** A hash or signature in monospace: whole, or its first `length` characters with the
+ *  whole of it in the tooltip and for screen readers. */
+export function Hash({ value, length }: { value: string; length?: number }) {
+  const short = length != null && value.length > length;
+  return (
+    <code class={short ? 'hash short' : 'hash'} title={short ? value : undefined}>
+      {short ? (
+        <>
+          {value.slice(0, length)}…<span class="visually-hidden"> (full value: {value})</span>
+        </>
+      ) : (
+        value
+      )}
+    </code>
+  );
 }
 
 export function Badge({ children, tone = 'plain' }: { children?: ComponentChildren; tone?: 'plain' | 'good' | 'warn' | 'bad' }) {
@@ -381,55 +414,67 @@ export function DraftNote({ draft }: { draft: Draft }) {
 }
 
 /**
- * A destructive action in two steps, the one way the client asks "are you sure": the
- * action's button, then in its place the question (if any), a "Yes, …" button (focused)
- * and a way back. `onYes` runs the action; the question closes when it settles, unless
- * it returns `false`.
+ * A destructive or final action in two steps, the one way the client asks "are you sure":
+ * the action's button, then in its place the question (if any; it names the group unless
+ * `groupLabel` does), a refusal beside it, a "Yes, …" button (focused) and a way back.
+ * `onYes` runs the action; the question closes when it settles, unless it returns `false`.
  */
 export function Confirm({
   action,
   actionLabel,
+  primary = false,
   yes,
   yesLabel,
+  yesTone = 'danger',
   no = 'Cancel',
   question,
   groupLabel,
+  error,
   busy = false,
   onAsk,
+  onNo,
   onYes,
   class: cls = 'actions',
 }: {
   action: ComponentChildren;
   actionLabel?: string;
+  /** The action's button is the page's main one, not a secondary one. */
+  primary?: boolean;
   yes: ComponentChildren;
   yesLabel?: string;
+  /** `plain` for an action that is final but not destructive. */
+  yesTone?: 'danger' | 'plain';
   no?: string;
   question?: ComponentChildren;
   groupLabel?: string;
+  error?: ApiError | null;
   busy?: boolean;
   onAsk?: () => void;
+  onNo?: () => void;
   onYes: () => unknown;
   class?: string;
 }) {
   const [asking, setAsking] = useState(false);
   const yesRef = useRef<HTMLButtonElement>(null);
+  const questionId = useId();
   useEffect(() => {
     if (asking) yesRef.current?.focus();
   }, [asking]);
   if (!asking)
     return (
-      <button type="button" class="secondary" aria-label={actionLabel} onClick={() => (onAsk?.(), setAsking(true))}>
+      <button type="button" class={primary ? undefined : 'secondary'} aria-label={actionLabel} onClick={() => (onAsk?.(), setAsking(true))}>
         {action}
       </button>
     );
   return (
-    <div class={`confirm ${cls}`} role="group" aria-label={groupLabel}>
-      {question && <p>{question}</p>}
+    <div class={`confirm ${cls}`} role="group" aria-label={groupLabel} aria-labelledby={!groupLabel && question ? questionId : undefined}>
+      {question && <p id={questionId}>{question}</p>}
+      <ErrorNote error={error} />
       <div class="actions">
         <button
           ref={yesRef}
           type="button"
-          class="danger"
+          class={yesTone === 'danger' ? 'danger' : undefined}
           disabled={busy}
           aria-label={yesLabel}
           onClick={async () => {
@@ -439,7 +484,7 @@ export function Confirm({
         >
           {yes}
         </button>
-        <button type="button" class="secondary" onClick={() => setAsking(false)}>
+        <button type="button" class="secondary" disabled={busy} onClick={() => (onNo?.(), setAsking(false))}>
           {no}
         </button>
       </div>

@@ -1,11 +1,12 @@
 // /my-events: where everyone lands after logging in. Each of their events, their roles in
 // it, and the one next thing to do there (a judge's queue, a team's draft, an organizer's
 // next setup step), from Viewer.myEvents in one request.
+import type { ComponentChildren } from 'preact';
 import { useQuery } from '../api';
 import { graphql, type ResultOf } from '../graphql';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { Badge, ErrorNote, Loading, Page } from '../ui';
+import { Badge, Countdown, ErrorNote, Loading, Page } from '../ui';
 import { STEPS } from './organizer/checklist';
 
 const MyEventsQuery = graphql(`
@@ -28,22 +29,13 @@ type Row = NonNullable<ResultOf<typeof MyEventsQuery>['viewer']>['myEvents'][num
 
 const ROLE_NAMES: Record<string, string> = { PARTICIPANT: 'Participant', JUDGE: 'Judge', ORGANIZER: 'Organizer' };
 
-/** "2 h", "3 days", "15 min": how long until `to` (from `now`). */
-export function timeLeft(to: string, now = Date.now()): string {
-  const min = Math.max(0, Math.round((new Date(to).getTime() - now) / 60_000));
-  if (min < 90) return `${min} min`;
-  const h = Math.round(min / 60);
-  if (h < 48) return `${h} h`;
-  return `${Math.round(h / 24)} days`;
-}
-
 const past = (t: string | null | undefined) => !!t && new Date(t).getTime() <= Date.now();
 
 /** The one next thing to do for each role, as a sentence and a link. */
-function nextThings(r: Row): [string, string][] {
+function nextThings(r: Row): [ComponentChildren, string][] {
   const e = r.event;
   const base = `/e/${encodeURIComponent(e.slug)}`;
-  const out: [string, string][] = [];
+  const out: [ComponentChildren, string][] = [];
   if (r.roles.includes('ORGANIZER')) {
     const step = r.setupStep;
     out.push(
@@ -58,13 +50,30 @@ function nextThings(r: Row): [string, string][] {
     if (!e.judgingOpen || !past(e.judgingOpen)) out.push([`Judge: ${projects}; judging has not opened yet.`, `${base}/judge`]);
     else if (e.judgingClose && past(e.judgingClose)) out.push(['Judge: judging has closed.', `${base}/judge`]);
     else if (n === 0) out.push(['Judge: nothing left to score.', `${base}/judge`]);
-    else out.push([`Judge: ${projects}${e.judgingClose ? `, judging closes in ${timeLeft(e.judgingClose)}` : ''}.`, `${base}/judge`]);
+    else
+      out.push([
+        <>
+          Judge: {projects}
+          {e.judgingClose && (
+            <>
+              , judging closes in <Countdown to={e.judgingClose} rough />
+            </>
+          )}
+          .
+        </>,
+        `${base}/judge`,
+      ]);
   }
   if (r.roles.includes('PARTICIPANT')) {
     const closed = past(e.submissionsClose);
     if (r.drafts == null) out.push([closed ? 'Participant: submissions have closed.' : 'Participant: you are not on a team yet.', `${base}/team`]);
     else if ((r.drafts ?? 0) > 0 && !closed)
-      out.push([`Participant: your draft is not submitted, ${timeLeft(e.submissionsClose)} left.`, `${base}/my-project`]);
+      out.push([
+        <>
+          Participant: your draft is not submitted, <Countdown to={e.submissionsClose} rough /> left.
+        </>,
+        `${base}/my-project`,
+      ]);
     else if ((r.submitted ?? 0) > 0) out.push(['Participant: your project is submitted.', `${base}/my-project`]);
     else out.push([closed ? 'Participant: submissions have closed.' : 'Participant: start your project.', `${base}/my-project`]);
   }
@@ -122,7 +131,7 @@ export function MyEventsPage() {
               </p>
               <ul aria-label={`Next in ${r.event.name}`}>
                 {nextThings(r).map(([what, href]) => (
-                  <li key={what}>
+                  <li key={href}>
                     <Link href={href}>{what}</Link>
                   </li>
                 ))}

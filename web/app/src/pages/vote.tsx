@@ -9,7 +9,6 @@ import { graphql } from '../graphql';
 import { Link, navigate, useLocation } from '../router';
 import { useSession } from '../session';
 import { Badge, ErrorNote, Field, Loading, Notice, Page, Table, When } from '../ui';
-import './public.css';
 
 const VoteQuery = graphql(`
   query CommunityVote($slug: String!, $key: String) {

@@ -3,11 +3,13 @@
 import { useState } from 'preact/hooks';
 import { request, useMutation } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
+import { allPages } from '../../paging';
 import { CoveragePlot } from '../../plots';
 import { Link } from '../../router';
 import { Badge, ErrorNote, Field, Loading, Notice, Select, Table } from '../../ui';
-import { allPages, coverageCounts, EventMissing, eventProjects, useLoad } from './overview';
+import { coverageCounts, EventMissing, eventProjects, useLoad } from './overview';
 import { OrgPage } from './nav';
+import './organizer-live.css';
 
 // ---- reading ---------------------------------------------------------------------------
 

@@ -1,11 +1,12 @@
 // The organizer's overview: judging progress live (the `judgingProgress` subscription
 // updates the numbers as judges submit, and the coverage picture is re-read at most every
 // two seconds after a change), the event's windows with countdowns, and the areas.
-// Also the small helpers the organizer's live pages share (paging, loading, labels).
+// Also the small helpers the organizer's live pages share (loading, retry keys).
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request, useQuery, useSubscription } from '../../api';
+import { ApiError, asApiError, request, useQuery, useSubscription } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
+import { allPages } from '../../paging';
 import { CoveragePlot, type CoverageRow } from '../../plots';
 import { Link } from '../../router';
 import { Countdown, ErrorNote, Loading, When } from '../../ui';
@@ -14,26 +15,6 @@ import { OrgPage } from './nav';
 import './organizer-live.css';
 
 // ---- shared by the organizer's live pages ---------------------------------------------
-
-type Connection<T> = { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null | undefined } };
-
-/** Every node of a connection, page after page (`after` is the previous page's end). */
-export async function allPages<T>(page: (after: string | null) => Promise<Connection<T> | null | undefined>): Promise<T[]> {
-  const out: T[] = [];
-  let after: string | null = null;
-  for (let i = 0; i < 1000; i++) {
-    const c: Connection<T> | null | undefined = await page(after);
-    if (!c) break;
-    out.push(...c.nodes);
-    if (!c.pageInfo.hasNextPage || !c.pageInfo.endCursor) break;
-    after = c.pageInfo.endCursor;
-  }
-  return out;
-}
-
-function asApiError(e: unknown): ApiError {
-  return e instanceof ApiError ? e : new ApiError(String((e as Error)?.message ?? e), 'INTERNAL');
-}
 
 export type Loaded<T> = { data: T | undefined; error: ApiError | undefined; loading: boolean; reload: () => Promise<void> };
 
@@ -90,20 +71,6 @@ export function retryKey(): string {
   return typeof crypto !== 'undefined' && 'randomUUID' in crypto
     ? crypto.randomUUID()
     : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-}
-
-/** The first characters of a hash, the whole of it in the tooltip and for copying. */
-export function Hash({ value, length = 12 }: { value: string; length?: number }) {
-  return (
-    <code class="hash" title={value}>
-      {value.length > length ? `${value.slice(0, length)}…` : value}
-    </code>
-  );
-}
-
-/** A number to a few places, a dash for none. */
-export function num(n: number | null | undefined, places = 2): string {
-  return n == null || Number.isNaN(n) ? '–' : n.toFixed(places);
 }
 
 /** How a page of an event the caller cannot see, or that is not there, reads. */

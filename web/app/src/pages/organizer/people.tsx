@@ -1,127 +1,14 @@
 // The organizer's People page: members by role (grant and take away roles), invitations
 // by email (send, resend, revoke, invite everyone an import brought in) and the outbox of
 // invitation messages, whose links an organizer of an air-gapped event copies by hand.
-// Also the small helpers the other organizer-admin pages share (paged lists, the frame).
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request, useMutation } from '../../api';
+import { useEffect, useState } from 'preact/hooks';
+import { request, useMutation } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
+import { LoadMore, usePaged, type Paged } from '../../paging';
 import { useSession } from '../../session';
-import { Badge, ErrorNote, Field, Loading, Notice, Select, Table, TextArea, When } from '../../ui';
+import { Badge, Confirm, ErrorNote, Field, Loading, Notice, Select, Table, TextArea, When } from '../../ui';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
-
-// ---- shared by the organizer-admin pages ---------------------------------------------
-
-type Conn<N> = { nodes: N[]; totalCount: number; pageInfo: { endCursor: string | null; hasNextPage: boolean } };
-
-export type Paged<N> = {
-  items: N[];
-  total: number;
-  hasMore: boolean;
-  loading: boolean;
-  error: ApiError | undefined;
-  /** Loads the next page. */
-  more: () => Promise<void>;
-  /** Reads again everything loaded so far (after a change). */
-  reload: () => Promise<void>;
-};
-
-/** A connection read page by page: the first page on mount, more on demand (or every page
- *  at once with `all`). `pick` finds the connection in the answer (null when the event does
- *  not exist). `pageSize` keeps a page within the server's complexity budget. */
-export function usePaged<R, V, N>(
-  doc: Parameters<typeof request<R, V>>[0],
-  vars: Omit<V, 'first' | 'after'>,
-  pick: (r: R) => Conn<N> | null | undefined,
-  opts: { skip?: boolean; pageSize?: number; all?: boolean } = {},
-): Paged<N> {
-  const PAGE = opts.pageSize ?? 50;
-  const all = !!opts.all;
-  const [items, setItems] = useState<N[]>([]);
-  const [total, setTotal] = useState(0);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [hasMore, setHasMore] = useState(false);
-  const [loading, setLoading] = useState(!opts.skip);
-  const [error, setError] = useState<ApiError>();
-  const key = JSON.stringify(vars);
-  const gen = useRef(0);
-  const pickRef = useRef(pick);
-  pickRef.current = pick;
-  const loaded = useRef(0);
-
-  const fetchFrom = useCallback(
-    async (after: string | null, want: number) => {
-      const n = gen.current;
-      setLoading(true);
-      try {
-        let got: N[] = [];
-        let at = after;
-        let more = false;
-        let count = 0;
-        do {
-          const r = await request(doc, { ...(JSON.parse(key) as object), first: PAGE, after: at } as V);
-          const c = pickRef.current(r);
-          if (!c) throw new ApiError('There is no such event.', 'NOT_FOUND');
-          got = got.concat(c.nodes);
-          at = c.pageInfo.endCursor;
-          more = c.pageInfo.hasNextPage;
-          count = c.totalCount;
-        } while (more && (all || got.length < want));
-        if (n !== gen.current) return;
-        setItems((old) => {
-          const next = after ? old.concat(got) : got;
-          loaded.current = next.length;
-          return next;
-        });
-        setTotal(count);
-        setCursor(at);
-        setHasMore(more);
-        setError(undefined);
-      } catch (e) {
-        if (n === gen.current) setError(e instanceof ApiError ? e : new ApiError(String(e), 'INTERNAL'));
-      } finally {
-        if (n === gen.current) setLoading(false);
-      }
-    },
-    [doc, key, PAGE, all],
-  );
-
-  useEffect(() => {
-    gen.current++;
-    loaded.current = 0;
-    if (!opts.skip) void fetchFrom(null, 1);
-  }, [fetchFrom, opts.skip]);
-
-  return {
-    items,
-    total,
-    hasMore,
-    loading,
-    error,
-    more: () => fetchFrom(cursor, 1),
-    reload: () => {
-      gen.current++;
-      return fetchFrom(null, Math.max(1, loaded.current));
-    },
-  };
-}
-
-/** "Load more" under a paged list, with how many are shown. */
-export function MoreButton({ list, what }: { list: Paged<unknown>; what: string }) {
-  return (
-    <p class="org-more">
-      <span class="muted">
-        {list.items.length} of {list.total} {what} shown.
-      </span>{' '}
-      {list.hasMore && (
-        <button type="button" class="secondary" disabled={list.loading} onClick={() => void list.more()}>
-          Load more
-        </button>
-      )}
-    </p>
-  );
-}
-
 
 export const ROLE_LABEL: Record<string, string> = { PARTICIPANT: 'Participant', JUDGE: 'Judge', ORGANIZER: 'Organizer' };
 const ROLE_OPTIONS = [
@@ -373,7 +260,6 @@ function InvitationsTable({ list, onChange }: { list: Paged<Invitation>; onChang
   const resend = useMutation(ResendInvitation);
   const revoke = useMutation(RevokeInvitation);
   const [done, setDone] = useState('');
-  const [confirming, setConfirming] = useState<string | null>(null);
   if (list.error) return <ErrorNote error={list.error} />;
   if (list.loading && list.items.length === 0) return <Loading what="Loading invitations" />;
   if (list.items.length === 0) return <p class="muted">No invitations yet.</p>;
@@ -407,58 +293,37 @@ function InvitationsTable({ list, onChange }: { list: Paged<Invitation>; onChang
                   <td>{i.team ? i.team.name : <span class="muted">—</span>}</td>
                   <td>
                     {open ? (
-                      confirming === i.id ? (
-                        <div class="actions">
-                          <button
-                            type="button"
-                            class="danger"
-                            disabled={revoke.loading}
-                            onClick={async () => {
-                              setDone('');
-                              const r = await revoke.run({ id: i.id });
-                              setConfirming(null);
-                              if (r) {
-                                setDone(`The invitation of ${i.email} is revoked; its link no longer works.`);
-                                await onChange();
-                              }
-                            }}
-                          >
-                            Confirm revoke
-                          </button>
-                          <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                            Cancel
-                          </button>
-                        </div>
-                      ) : (
-                        <div class="actions">
-                          <button
-                            type="button"
-                            class="secondary"
-                            disabled={resend.loading}
-                            onClick={async () => {
-                              setDone('');
-                              revoke.reset();
-                              const r = await resend.run({ id: i.id });
-                              if (r) {
-                                setDone(`A new link was sent to ${i.email}; the old one no longer works.`);
-                                await onChange();
-                              }
-                            }}
-                          >
-                            Resend
-                          </button>
-                          <button
-                            type="button"
-                            class="secondary"
-                            onClick={() => {
-                              resend.reset();
-                              setConfirming(i.id);
-                            }}
-                          >
-                            Revoke
-                          </button>
-                        </div>
-                      )
+                      <div class="actions">
+                        <button
+                          type="button"
+                          class="secondary"
+                          disabled={resend.loading}
+                          onClick={async () => {
+                            setDone('');
+                            revoke.reset();
+                            const r = await resend.run({ id: i.id });
+                            if (r) {
+                              setDone(`A new link was sent to ${i.email}; the old one no longer works.`);
+                              await onChange();
+                            }
+                          }}
+                        >
+                          Resend
+                        </button>
+                        <Confirm
+                          action="Revoke"
+                          yes="Confirm revoke"
+                          busy={revoke.loading}
+                          onAsk={resend.reset}
+                          onYes={async () => {
+                            setDone('');
+                            if (await revoke.run({ id: i.id })) {
+                              setDone(`The invitation of ${i.email} is revoked; its link no longer works.`);
+                              await onChange();
+                            }
+                          }}
+                        />
+                      </div>
                     ) : (
                       <span class="muted">—</span>
                     )}
@@ -469,14 +334,13 @@ function InvitationsTable({ list, onChange }: { list: Paged<Invitation>; onChang
           </tbody>
         </Table>
       </div>
-      <MoreButton list={list} what="invitations" />
+      <LoadMore list={list} what="invitations" />
     </>
   );
 }
 
 function MembersTable({ slug, list }: { slug: string; list: Paged<Member> }) {
   const revoke = useMutation(RevokeRole);
-  const [confirming, setConfirming] = useState<string | null>(null);
   const [done, setDone] = useState('');
   if (list.error) return <ErrorNote error={list.error} />;
   if (list.loading && list.items.length === 0) return <Loading what="Loading members" />;
@@ -509,33 +373,19 @@ function MembersTable({ slug, list }: { slug: string; list: Paged<Member> }) {
                   <td>{ROLE_LABEL[m.role] ?? m.role}</td>
                   <td>{m.role === 'JUDGE' ? (m.tracks.length ? m.tracks.map((t) => t.name).join(', ') : <span class="muted">every track</span>) : <span class="muted">—</span>}</td>
                   <td>
-                    {confirming === m.id ? (
-                      <div class="actions">
-                        <button
-                          type="button"
-                          class="danger"
-                          disabled={revoke.loading}
-                          onClick={async () => {
-                            setDone('');
-                            const r = await revoke.run({ event: slug, email: m.email, role: m.role });
-                            setConfirming(null);
-                            if (r) {
-                              setDone(`${m.user.displayName} is no longer ${ROLE_LABEL[m.role]?.toLowerCase() ?? m.role} here.`);
-                              await list.reload();
-                            }
-                          }}
-                        >
-                          Confirm removal
-                        </button>
-                        <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </div>
-                    ) : (
-                      <button type="button" class="secondary" onClick={() => setConfirming(m.id)}>
-                        Remove
-                      </button>
-                    )}
+                    <Confirm
+                      action="Remove"
+                      yes="Confirm removal"
+                      busy={revoke.loading}
+                      onAsk={revoke.reset}
+                      onYes={async () => {
+                        setDone('');
+                        if (await revoke.run({ event: slug, email: m.email, role: m.role })) {
+                          setDone(`${m.user.displayName} is no longer ${ROLE_LABEL[m.role]?.toLowerCase() ?? m.role} here.`);
+                          await list.reload();
+                        }
+                      }}
+                    />
                   </td>
                 </tr>
               ))}
@@ -543,7 +393,7 @@ function MembersTable({ slug, list }: { slug: string; list: Paged<Member> }) {
           </Table>
         </div>
       )}
-      <MoreButton list={list} what="members" />
+      <LoadMore list={list} what="members" />
     </>
   );
 }
@@ -681,7 +531,7 @@ function OutboxList({ list }: { list: Paged<Message> }) {
           );
         })}
       </ol>
-      <MoreButton list={list} what="messages" />
+      <LoadMore list={list} what="messages" />
     </>
   );
 }

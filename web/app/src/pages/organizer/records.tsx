@@ -3,11 +3,11 @@
 import { useMemo, useState } from 'preact/hooks';
 import { useMutation, useQuery } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
+import { LoadMore, usePaged } from '../../paging';
 import { Link } from '../../router';
 import { useSession } from '../../session';
-import { Badge, download, ErrorNote, Field, Loading, Notice, Select, Table, When } from '../../ui';
+import { Badge, download, ErrorNote, Field, Hash, Loading, Notice, Select, Table, When } from '../../ui';
 import { OrgPage } from './nav';
-import { MoreButton, usePaged } from './people';
 import './organizer-admin.css';
 
 // ---- /e/:slug/admin/moderation -------------------------------------------------------
@@ -488,14 +488,6 @@ const AuditPeople = graphql(`
   }
 `);
 
-function Hash({ value }: { value: string }) {
-  return (
-    <code class="org-hash" title={value}>
-      {value.slice(0, 10)}…<span class="visually-hidden"> (full value: {value})</span>
-    </code>
-  );
-}
-
 export function AuditPage({ slug }: { slug: string }) {
   const { viewer } = useSession();
   const skip = !viewer;
@@ -577,10 +569,10 @@ export function AuditPage({ slug }: { slug: string }) {
                       </details>
                     </td>
                     <td>
-                      <Hash value={e.rowHash} />
+                      <Hash length={10} value={e.rowHash} />
                     </td>
                     <td>
-                      <Hash value={e.prevHash} />
+                      <Hash length={10} value={e.prevHash} />
                     </td>
                   </tr>
                 ))}
@@ -589,7 +581,7 @@ export function AuditPage({ slug }: { slug: string }) {
           </div>
         </>
       )}
-      <MoreButton list={log} what="rows" />
+      <LoadMore list={log} what="rows" />
     </OrgPage>
   );
 }

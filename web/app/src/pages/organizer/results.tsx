@@ -5,227 +5,13 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, request, useMutation, useQuery, useSubscription } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
-import { ForestPlot, SeverityPlot, type ForestRow, type SeverityRow } from '../../plots';
+import { num, type RankedRow } from '../../ranking';
 import { Link } from '../../router';
-import { Badge, ErrorNote, Field, Loading, Notice, Table, When } from '../../ui';
-import { EventMissing, Hash, num, retryKey, useLoad } from './overview';
+import { Badge, Confirm, ErrorNote, Field, Hash, Loading, Notice, Table, When } from '../../ui';
+import { CalibrationView, projectHref, type JudgeRow } from './calibration-view';
+import { EventMissing, retryKey, useLoad } from './overview';
 import { OrgPage } from './nav';
-
-// ---- one way to show a calibrated ranking and its judges ----------------------------------
-
-type ProjectRow = {
-  key: string;
-  title: string;
-  href?: string;
-  rank: number | null;
-  rankLow: number | null;
-  rankHigh: number | null;
-  quality: number | null;
-  stdError: number | null;
-  rawMean: number | null;
-  rawRank: number | null;
-  reviews: number;
-  excluded: string | null;
-};
-
-type JudgeRow = { key: string; name: string; email?: string | null; flag: string; offset: number; noise: number; scale: number | null; reviews: number };
-
-const EXCLUDED: Record<string, string> = {
-  duplicate: 'marked a duplicate',
-  not_submitted: 'not submitted',
-  no_usable_reviews: 'no usable reviews yet',
-  not_comparable: 'its judges share no project with the largest group',
-};
-
-const FLAGS: Record<string, string> = {
-  ok: 'ok',
-  constant: 'gives every project the same score',
-  single_review: 'only one review: severity not estimable',
-  discordant: 'disagrees with the panel',
-  no_reviews: 'no submitted reviews',
-  not_comparable: 'shares no project with the largest group',
-};
-
-function flagTone(flag: string): 'good' | 'warn' | 'bad' {
-  return flag === 'ok' ? 'good' : flag === 'discordant' ? 'bad' : 'warn';
-}
-
-function interval(p: ProjectRow) {
-  if (p.rankLow == null || p.rankHigh == null) return '–';
-  return p.rankLow === p.rankHigh ? String(p.rankLow) : `${p.rankLow}–${p.rankHigh}`;
-}
-
-function Diagnostics({ value }: { value: unknown }) {
-  const nothing = (v: unknown) => v == null || v === 0 || (Array.isArray(v) && v.length === 0);
-  const empty = nothing(value) || (typeof value === 'object' && Object.values(value as Record<string, unknown>).every(nothing));
-  return (
-    <details class="diagnostics">
-      <summary>Diagnostics{empty ? ' (nothing unusual)' : ''}</summary>
-      <p class="muted">Outlying reviews and judge pairs with identical scores. They are shown for a closer look; the model does not use them.</p>
-      <pre>{JSON.stringify(value, null, 2)}</pre>
-    </details>
-  );
-}
-
-/** The engine's plain-words summary of a run (engine verdict-calibrate/3 on). */
-function summaryOf(diagnostics: unknown): string[] {
-  const lines = (diagnostics as { summary?: unknown } | null)?.summary;
-  return Array.isArray(lines) ? lines.filter((l): l is string => typeof l === 'string') : [];
-}
-
-function CalibrationView({ projects, judges, diagnostics, what }: { projects: ProjectRow[]; judges: JudgeRow[]; diagnostics: unknown; what: string }) {
-  // The engine names projects by their calibration ids (external ids): show titles.
-  const byLength = [...projects].sort((a, b) => b.key.length - a.key.length);
-  const summary = summaryOf(diagnostics).map((line) => byLength.reduce((l, p) => l.split(p.key).join(p.title), line));
-  const forest: ForestRow[] = projects.map((p) => ({
-    label: p.title,
-    href: p.href,
-    rank: p.rank,
-    rankLow: p.rankLow,
-    rankHigh: p.rankHigh,
-    quality: p.quality,
-    rawMean: p.rawMean,
-    rawRank: p.rawRank,
-    excluded: p.excluded,
-  }));
-  const severity: SeverityRow[] = judges.map((j) => ({ label: j.name, offset: j.offset, noise: j.noise, reviews: j.reviews, flag: j.flag }));
-  const ranked = projects.filter((p) => p.rank != null).length;
-  const flagged = judges.filter((j) => j.flag !== 'ok').length;
-  return (
-    <>
-      {summary.length > 0 && (
-        <section class="run-summary" aria-label="What this ranking says">
-          <h3>What this ranking says</h3>
-          <ul data-testid="run-summary">
-            {summary.map((line) => (
-              <li>{line}</li>
-            ))}
-          </ul>
-        </section>
-      )}
-      <h3>Projects</h3>
-      <p class="muted">
-        {ranked} of {projects.length} projects ranked. Quality has each judge's severity taken out; the interval is where the rank lies with 90 %
-        confidence.
-      </p>
-      <div class="live-split">
-        <div class="plot-cell">
-          <ForestPlot rows={forest} caption={`${what}: calibrated quality and 90 % rank intervals; raw means beside.`} />
-        </div>
-        <div>
-          <Table caption={`${what}: projects by rank`}>
-            <thead>
-              <tr>
-                <th scope="col" class="num">
-                  Rank
-                </th>
-                <th scope="col">Project</th>
-                <th scope="col" class="num">
-                  90 % interval
-                </th>
-                <th scope="col" class="num">
-                  Quality
-                </th>
-                <th scope="col" class="num minor">
-                  Raw mean
-                </th>
-                <th scope="col" class="num minor">
-                  Raw rank
-                </th>
-                <th scope="col" class="num">
-                  Reviews
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {projects.map((p) => (
-                <tr>
-                  <td class="num">{p.rank ?? '–'}</td>
-                  <td>
-                    {p.href ? <Link href={p.href}>{p.title}</Link> : p.title}
-                    {p.excluded && (
-                      <>
-                        {' '}
-                        <Badge tone="warn">{EXCLUDED[p.excluded] ?? p.excluded}</Badge>
-                      </>
-                    )}
-                    <span class="minor-line muted">
-                      Raw mean {num(p.rawMean)} · raw rank {p.rawRank ?? '–'}
-                    </span>
-                  </td>
-                  <td class="num">{interval(p)}</td>
-                  <td class="num">
-                    <span class="nowrap">
-                      {num(p.quality)}
-                      {p.stdError != null && <span class="muted"> ± {num(p.stdError)}</span>}
-                    </span>
-                  </td>
-                  <td class="num minor">{num(p.rawMean)}</td>
-                  <td class="num minor">{p.rawRank ?? '–'}</td>
-                  <td class="num">{p.reviews}</td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        </div>
-      </div>
-      <h3>Judges</h3>
-      <p class="muted">
-        Offset: how far above (+) or below (−) the panel a judge scores. {flagged === 0 ? 'No judge is flagged.' : `${flagged} flagged.`}
-      </p>
-      <div class="live-split">
-        <div class="plot-cell">
-          <SeverityPlot rows={severity} caption={`${what}: each judge's severity (offset) and noise.`} />
-        </div>
-        <div>
-          <Table caption={`${what}: judges`}>
-            <thead>
-              <tr>
-                <th scope="col">Judge</th>
-                <th scope="col" class="num">
-                  Offset
-                </th>
-                <th scope="col" class="num">
-                  Scale
-                </th>
-                <th scope="col" class="num">
-                  Noise
-                </th>
-                <th scope="col" class="num">
-                  Reviews
-                </th>
-                <th scope="col">Flag</th>
-              </tr>
-            </thead>
-            <tbody>
-              {judges.map((j) => (
-                <tr>
-                  <td>
-                    {j.name}
-                    {j.email && <span class="muted judge-email">{j.email}</span>}
-                  </td>
-                  <td class="num">{num(j.offset)}</td>
-                  <td class="num">{num(j.scale)}</td>
-                  <td class="num">{num(j.noise)}</td>
-                  <td class="num">{j.reviews}</td>
-                  <td>
-                    <Badge tone={flagTone(j.flag)}>{j.flag}</Badge>
-                    {j.flag !== 'ok' && FLAGS[j.flag] && <span class="muted flag-why"> {FLAGS[j.flag]}</span>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        </div>
-      </div>
-      <Diagnostics value={diagnostics} />
-    </>
-  );
-}
-
-function projectHref(slug: string, id: string | undefined) {
-  return id ? `/e/${encodeURIComponent(slug)}/projects/${encodeURIComponent(id)}` : undefined;
-}
+import './organizer-live.css';
 
 // ---- the live leaderboard ------------------------------------------------------------------
 
@@ -255,7 +41,7 @@ const LeaderboardFeed = graphql(`
 
 type Board = NonNullable<NonNullable<ResultOf<typeof LeaderboardQuery>['event']>['leaderboard']>;
 
-function boardRows(slug: string, b: Pick<Board, 'projects' | 'judges'>): { projects: ProjectRow[]; judges: JudgeRow[] } {
+function boardRows(slug: string, b: Pick<Board, 'projects' | 'judges'>): { projects: RankedRow[]; judges: JudgeRow[] } {
   return {
     projects: b.projects.map((p) => ({
       key: p.projectExternalId,
@@ -442,7 +228,7 @@ const RunDetailQuery = graphql(`
   }
 `);
 
-type RunDetail = { projects: ProjectRow[]; judges: JudgeRow[]; diagnostics: unknown };
+type RunDetail = { projects: RankedRow[]; judges: JudgeRow[]; diagnostics: unknown };
 const runCache = new Map<string, RunDetail>();
 
 async function readRun(slug: string, runId: string): Promise<RunDetail> {
@@ -488,65 +274,50 @@ function Publish({
   onPublished: (version: number, final: boolean) => void;
 }) {
   const [final, setFinal] = useState(false);
-  const [confirming, setConfirming] = useState<string>();
+  // One retry key per question asked: a repeated "yes" publishes once.
+  const [key, setKey] = useState<string>();
   const m = useMutation(PublishResults);
-  const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
-  useEffect(() => {
-    setConfirming(undefined);
+    setKey(undefined);
     m.reset();
   }, [run.id]);
   if (finalDone) return <p class="muted">Final results are published: nothing more can be published in this event.</p>;
   return (
     <div class="publish">
       <div class="check">
-        <input id="publish-final" type="checkbox" checked={final} onChange={(e) => setFinal(e.currentTarget.checked)} disabled={!!confirming} />
+        <input id="publish-final" type="checkbox" checked={final} onChange={(e) => setFinal(e.currentTarget.checked)} disabled={!!key} />
         <label for="publish-final">Final results</label>
       </div>
       <p class="muted hint">Provisional results can be replaced by a later version; after final results, nothing more is published.</p>
-      {!confirming ? (
-        <button
-          type="button"
-          onClick={() => {
-            m.reset();
-            setConfirming(retryKey());
-          }}
-        >
-          Publish this run…
-        </button>
-      ) : (
-        <div class="confirm" role="group" aria-labelledby="confirm-h">
-          <p id="confirm-h">
+      <Confirm
+        key={run.id}
+        primary
+        action="Publish this run…"
+        groupLabel={`Publish this run as version ${nextVersion}, ${final ? 'final' : 'provisional'}?`}
+        question={
+          <>
             <strong>
               Publish this run as version {nextVersion}, {final ? 'final' : 'provisional'}?
             </strong>{' '}
             The ranking becomes public at once, signed, and cannot be withdrawn{final ? '; no later version can follow' : ''}.
-          </p>
-          <ErrorNote error={m.error} />
-          <div class="actions">
-            <button
-              ref={confirmRef}
-              type="button"
-              class={final ? 'danger' : undefined}
-              disabled={m.loading}
-              onClick={async () => {
-                const r = await m.run({ event: slug, run: run.id, final, key: confirming });
-                if (r) {
-                  setConfirming(undefined);
-                  onPublished(r.publishResults.version, r.publishResults.final);
-                }
-              }}
-            >
-              {m.loading ? 'Publishing…' : `Confirm: publish ${final ? 'final' : 'provisional'} results`}
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirming(undefined)} disabled={m.loading}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      )}
+          </>
+        }
+        error={m.error}
+        yes={m.loading ? 'Publishing…' : `Confirm: publish ${final ? 'final' : 'provisional'} results`}
+        yesTone={final ? 'danger' : 'plain'}
+        busy={m.loading}
+        onAsk={() => {
+          m.reset();
+          setKey(retryKey());
+        }}
+        onNo={() => setKey(undefined)}
+        onYes={async () => {
+          const r = await m.run({ event: slug, run: run.id, final, key: key ?? retryKey() });
+          if (!r) return false;
+          setKey(undefined);
+          onPublished(r.publishResults.version, r.publishResults.final);
+        }}
+      />
     </div>
   );
 }
@@ -690,10 +461,10 @@ export function CalibrationPage({ slug }: { slug: string }) {
                           <code>{r.engineVersion}</code>
                         </td>
                         <td>
-                          <Hash value={r.inputsHash} />
+                          <Hash value={r.inputsHash} length={12} />
                         </td>
                         <td>
-                          <Hash value={r.resultHash} />
+                          <Hash value={r.resultHash} length={12} />
                         </td>
                         <td>{published.length ? published.map((p) => `v${p.version}${p.final ? ' final' : ''}`).join(', ') : <span class="muted">–</span>}</td>
                         <td>

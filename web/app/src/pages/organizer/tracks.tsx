@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { useMutation } from '../../api';
 import { graphql } from '../../graphql';
-import { ErrorNote, Field } from '../../ui';
+import { Confirm, ErrorNote, Field } from '../../ui';
 
 const RenameTrack = graphql(`
   mutation RenameTrack($id: ID!, $name: String!) {
@@ -19,7 +19,6 @@ const DeleteTrack = graphql(`
 
 export function TrackActions({ track, onChanged }: { track: { id: string; name: string }; onChanged: () => Promise<void> }) {
   const [name, setName] = useState(track.name);
-  const [confirm, setConfirm] = useState(false);
   const rename = useMutation(RenameTrack);
   const remove = useMutation(DeleteTrack);
   return (
@@ -36,23 +35,15 @@ export function TrackActions({ track, onChanged }: { track: { id: string; name: 
           Rename
         </button>
       </form>
-      {confirm ? (
-        <button
-          type="button"
-          class="danger"
-          disabled={remove.loading}
-          onClick={async () => {
-            if (await remove.run({ id: track.id })) await onChanged();
-            setConfirm(false);
-          }}
-        >
-          Confirm delete
-        </button>
-      ) : (
-        <button type="button" class="secondary" onClick={() => setConfirm(true)}>
-          Delete
-        </button>
-      )}
+      <Confirm
+        action="Delete"
+        yes="Confirm delete"
+        busy={remove.loading}
+        onAsk={remove.reset}
+        onYes={async () => {
+          if (await remove.run({ id: track.id })) await onChanged();
+        }}
+      />
       <ErrorNote error={rename.error ?? remove.error} />
     </div>
   );

@@ -7,7 +7,7 @@ import { graphql } from '../../graphql';
 import { Link } from '../../router';
 import { useSession } from '../../session';
 import { Badge, ErrorNote, Field, Loading, Notice, Select, TextArea, When } from '../../ui';
-import { fromZoneInput, toZoneInput } from './event';
+import { fromZoneInput, toZoneInput } from './zones';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
 

@@ -165,7 +165,10 @@ async fn every_export_names_people_teams_and_tracks_beside_their_ids(app: App) {
     );
     assert_eq!(reg[0][0], "membership_id", "old columns first");
     for j in judge_names {
-        let row = reg[1..].iter().find(|r| r[name] == j).expect("the judge's row");
+        let row = reg[1..]
+            .iter()
+            .find(|r| r[name] == j)
+            .expect("the judge's row");
         assert_eq!(row[email], judge_email(j));
         assert_eq!(row[tracks], "", "a judge of every track");
     }
@@ -178,8 +181,11 @@ async fn every_export_names_people_teams_and_tracks_beside_their_ids(app: App) {
         col(&teams, "member_emails"),
     );
     assert!(teams[1..].iter().all(|r| r[tname].contains("SUM(A1)")));
-    assert!(teams[1..].iter().any(|r| r[members] == "Builder"
-        && r[emails] == format!("csv-4-{tag}@example.org")));
+    assert!(
+        teams[1..]
+            .iter()
+            .any(|r| r[members] == "Builder" && r[emails] == format!("csv-4-{tag}@example.org"))
+    );
 
     // ASSIGNMENTS: the judge's name and email, the project's title.
     let asg = export("ASSIGNMENTS").await;

@@ -198,10 +198,14 @@ pub async fn issue(
     let m = super::judges::find_judge(w.txn(), e.id, judge).await?;
     let (issued, replaced, ended) = issue_one(w, e, m, links).await?;
     w.append(
-        Entry::new("judge_sign_in.issued", "membership", &issued.judge.public_id)
-            .by(org.actor().public_id())
-            .in_event(&e.external_id)
-            .with(json!({ "replaced": replaced, "sessions_ended": ended })),
+        Entry::new(
+            "judge_sign_in.issued",
+            "membership",
+            &issued.judge.public_id,
+        )
+        .by(org.actor().public_id())
+        .in_event(&e.external_id)
+        .with(json!({ "replaced": replaced, "sessions_ended": ended })),
     )
     .await?;
     Ok(issued)
@@ -421,11 +425,13 @@ async fn standing<C: ConnectionTrait>(
 }
 
 /// The sign-in row a presented link or code names; NOT_FOUND when none.
-async fn find<C: ConnectionTrait>(db: &C, presented: &Presented) -> AppResult<judge_sign_in::Model> {
+async fn find<C: ConnectionTrait>(
+    db: &C,
+    presented: &Presented,
+) -> AppResult<judge_sign_in::Model> {
     let q = match presented {
-        Presented::Link(token) => judge_sign_in::Entity::find().filter(
-            judge_sign_in::Column::TokenHash.eq(sha256_hex(token.trim().as_bytes())),
-        ),
+        Presented::Link(token) => judge_sign_in::Entity::find()
+            .filter(judge_sign_in::Column::TokenHash.eq(sha256_hex(token.trim().as_bytes()))),
         Presented::Code { event, code } => {
             let e = super::event_by_slug(db, event.trim())
                 .await
@@ -436,8 +442,7 @@ async fn find<C: ConnectionTrait>(db: &C, presented: &Presented) -> AppResult<ju
             judge_sign_in::Entity::find()
                 .filter(judge_sign_in::Column::EventId.eq(e.id))
                 .filter(
-                    judge_sign_in::Column::CodeHash
-                        .eq(sha256_hex(normalize_code(code).as_bytes())),
+                    judge_sign_in::Column::CodeHash.eq(sha256_hex(normalize_code(code).as_bytes())),
                 )
         }
     };

@@ -202,9 +202,7 @@ impl Guard for FieldGuard {
             )
             && !crate::domain::judge_sign_in::ALLOWED_MUTATIONS.contains(&field)
         {
-            return Err(ctx.err(AppError::forbidden(
-                crate::domain::judge_sign_in::REFUSAL,
-            )));
+            return Err(ctx.err(AppError::forbidden(crate::domain::judge_sign_in::REFUSAL)));
         }
         let Some(rule) = rule_of(self.type_name, field) else {
             return Err(ctx.err(AppError::Internal(format!(

@@ -137,8 +137,7 @@ impl JudgeSignInMutation {
     async fn sign_in_as_judge_by_code(
         &self,
         ctx: &Context<'_>,
-        #[graphql(desc = "The event's slug (the part after `/e/` in its address).")]
-        event: String,
+        #[graphql(desc = "The event's slug (the part after `/e/` in its address).")] event: String,
         #[graphql(desc = "The code, e.g. `K7QM-P2XD`; case, spaces and dashes do not matter.")]
         code: String,
     ) -> async_graphql::Result<Session> {

@@ -6,8 +6,8 @@ use async_graphql::{Context, Object};
 use chrono::{DateTime, Utc};
 
 use super::user::Membership;
-use crate::domain::judge_sign_in::Issued;
 use crate::domain::invitation_links::qr_svg;
+use crate::domain::judge_sign_in::Issued;
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].

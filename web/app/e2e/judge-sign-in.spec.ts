@@ -11,7 +11,7 @@ test('an organizer issues a judge a standing link; on a phone it signs the judge
   const judge = ev.judges[0];
   await logIn(page, ev.organizer);
   await page.goto(`/e/${ev.slug}/admin/people`);
-  const row = page.getByRole('row').filter({ hasText: judge.email });
+  const row = page.getByRole('region', { name: 'Members', exact: true }).getByRole('row').filter({ hasText: judge.email });
   await expect(row).toContainText('No sign-in link.');
   await row.getByRole('button', { name: `Issue sign-in link for ${judge.name}` }).click();
   const handout = row.getByRole('status', { name: `Sign-in link for ${judge.name}` });
@@ -51,6 +51,9 @@ test('an organizer issues a judge a standing link; on a phone it signs the judge
   await row.getByRole('button', { name: `Reissue sign-in link for ${judge.name}` }).click();
   await row.getByRole('button', { name: 'Yes, reissue' }).click();
   await expect(row.getByTestId('judge-link')).not.toHaveText(link);
+  // (The reissue also ended the phone's session: its dead cookie would make every request
+  // UNAUTHENTICATED, so the phone starts afresh, as another device would.)
+  await phone.clearCookies();
   const fresh = phone.pages()[0];
   await fresh.goto(new URL(link).pathname);
   await expect(fresh.getByRole('alert')).toContainText('revoked or replaced');
@@ -60,7 +63,6 @@ test('an organizer issues a judge a standing link; on a phone it signs the judge
 
   // The new code, typed with the event, signs in too.
   const newCode = (await row.getByTestId('judge-code').textContent()) ?? '';
-  await phone.clearCookies();
   await fresh.goto(`/judge-sign-in?event=${ev.slug}`);
   await fresh.getByLabel('Code').fill(newCode.toLowerCase());
   await fresh.getByRole('button', { name: 'Start judging' }).tap();

@@ -177,7 +177,11 @@ async fn a_judge_signs_in_with_the_link_or_the_code_and_only_scores(app: App) {
         )
         .await;
     assert!(q["event"]["myAssignments"].is_array(), "{q}");
-    assert_eq!(q["viewer"]["user"]["email"], j.judge_email.as_str(), "the judge");
+    assert_eq!(
+        q["viewer"]["user"]["email"],
+        j.judge_email.as_str(),
+        "the judge"
+    );
 
     // The code, typed loosely, signs in too.
     let typed = format!(" {} ", code.to_lowercase().replace('-', " - "));
@@ -190,7 +194,11 @@ async fn a_judge_signs_in_with_the_link_or_the_code_and_only_scores(app: App) {
         .await;
     let code_session = str_at(&by_code, "/signInAsJudgeByCode/token");
     let who = app
-        .ok(Some(&code_session), "{ viewer { user { email } } }", json!({}))
+        .ok(
+            Some(&code_session),
+            "{ viewer { user { email } } }",
+            json!({}),
+        )
         .await;
     assert_eq!(who["viewer"]["user"]["email"], j.judge_email.as_str());
     assert_code(

@@ -18,6 +18,7 @@ pub mod email_confirmation;
 pub mod event;
 pub mod idempotency_key;
 pub mod invitation;
+pub mod judge_sign_in;
 pub mod login_throttle;
 pub mod membership;
 pub mod outbox_message;

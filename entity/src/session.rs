@@ -11,6 +11,9 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub expires_at: DateTimeUtc,
     pub revoked_at: Option<DateTimeUtc>,
+    /// Set on a session started by a judge's standing sign-in link or code: the judge
+    /// membership it acts as. Such a session acts only as that judge, in that event.
+    pub judge_membership_id: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

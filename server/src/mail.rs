@@ -33,11 +33,16 @@ const BATCH: u64 = 20;
 /// Wakes the worker after a commit that wrote to the outbox. Without a worker (no SMTP
 /// configured) waking does nothing.
 #[derive(Clone, Default)]
-pub struct Wake(Arc<Notify>);
+pub struct Wake(Arc<Notify>, Arc<std::sync::atomic::AtomicBool>);
 
 impl Wake {
     pub fn wake(&self) {
         self.0.notify_one();
+    }
+    /// Whether this process delivers mail: a worker was started with it ([`run`]). Without
+    /// one, the outbox's messages stay `pending` and organizers hand out links themselves.
+    pub fn delivers(&self) -> bool {
+        self.1.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -88,14 +93,19 @@ impl Smtp {
 }
 
 /// Runs the worker until the process ends (waiting while the database does not answer).
-pub async fn run(db: Db, smtp: Smtp, wake: Wake) {
-    loop {
-        // While the database does not answer there is nothing to claim: wait for it.
-        db.availability().up().await;
-        if let Err(e) = deliver_due(&db, &smtp).await {
-            tracing::warn!(error = %e, "mail worker: a round failed; retrying");
+pub fn run(db: Db, smtp: Smtp, wake: Wake) -> impl std::future::Future<Output = ()> {
+    // Marked as soon as the worker is made, before it is first polled: the first request
+    // already knows that this server mails.
+    wake.1.store(true, std::sync::atomic::Ordering::Relaxed);
+    async move {
+        loop {
+            // While the database does not answer there is nothing to claim: wait for it.
+            db.availability().up().await;
+            if let Err(e) = deliver_due(&db, &smtp).await {
+                tracing::warn!(error = %e, "mail worker: a round failed; retrying");
+            }
+            let _ = tokio::time::timeout(POLL, wake.0.notified()).await;
         }
-        let _ = tokio::time::timeout(POLL, wake.0.notified()).await;
     }
 }
 

@@ -31,6 +31,7 @@ mod import;
 mod input;
 mod invitations;
 mod jobs;
+mod judge_sign_in;
 mod judging;
 mod limits;
 mod links;

@@ -27,6 +27,12 @@ pub enum Credential {
         id: i64,
         read_only: bool,
     },
+    /// A session started by a judge's standing sign-in link or code: it acts only as the
+    /// judge `membership` and runs only judging mutations (see [`super::judge_sign_in`]).
+    JudgeLink {
+        id: i64,
+        membership: i64,
+    },
 }
 
 impl Credential {
@@ -401,10 +407,23 @@ pub async fn authenticate(
         else {
             return Ok(None);
         };
-        (s.user_id, Credential::Session { id: s.id })
+        let credential = match s.judge_membership_id {
+            Some(membership) => Credential::JudgeLink {
+                id: s.id,
+                membership,
+            },
+            None => Credential::Session { id: s.id },
+        };
+        (s.user_id, credential)
     };
     let user = user::Entity::find_by_id(found.0).one(db).await?;
-    Ok(user.map(|u| (u, found.1)))
+    Ok(user.map(|mut u| {
+        // A judge's sign-in link never carries the account's site-admin rights.
+        if matches!(found.1, Credential::JudgeLink { .. }) {
+            u.is_site_admin = false;
+        }
+        (u, found.1)
+    }))
 }
 
 /// Whether a credential found by [`authenticate`] still holds: the session is neither
@@ -432,7 +451,7 @@ pub async fn live_credentials<C: ConnectionTrait>(
     let mut tokens = Vec::new();
     for c in credentials {
         match c {
-            Credential::Session { id } => sessions.push(*id),
+            Credential::Session { id } | Credential::JudgeLink { id, .. } => sessions.push(*id),
             Credential::ApiToken { id, .. } => tokens.push(*id),
         }
     }
@@ -469,7 +488,9 @@ pub async fn live_credentials<C: ConnectionTrait>(
     Ok(credentials
         .iter()
         .filter(|c| match c {
-            Credential::Session { id } => live_sessions.contains(id),
+            Credential::Session { id } | Credential::JudgeLink { id, .. } => {
+                live_sessions.contains(id)
+            }
             Credential::ApiToken { id, .. } => live_tokens.contains(id),
         })
         .cloned()

@@ -23,6 +23,7 @@ pub enum Kind {
     Results,
     Judges,
     Audit,
+    InvitationLinks,
 }
 
 impl Kind {
@@ -36,6 +37,7 @@ impl Kind {
             Kind::Results => "results",
             Kind::Judges => "judges",
             Kind::Audit => "audit",
+            Kind::InvitationLinks => "invitation_links",
         }
     }
 }
@@ -90,7 +92,8 @@ fn hs(names: &[&str]) -> Vec<String> {
     names.iter().map(|n| n.to_string()).collect()
 }
 
-fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> AppResult<String> {
+/// A CSV file of `rows` under `header`, every cell [`neutralize`]d.
+pub(super) fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> AppResult<String> {
     let mut w = csv::Writer::from_writer(vec![]);
     let fail = |e: csv::Error| AppError::Internal(format!("csv: {e}"));
     w.write_record(header).map_err(fail)?;
@@ -114,6 +117,24 @@ fn u<T: ToString>(x: Option<T>) -> String {
 
 /// Builds the CSV of `kind` for event `e` and appends one `export.created` audit entry.
 pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<String> {
+    if kind == Kind::InvitationLinks {
+        // Every pending credential at once: audited as `invitations.links_exported`.
+        let links = super::invitation_links::export_links(w, org, org.event()).await?;
+        return csv_text(
+            &hs(&["email", "role", "link", "expires_at"]),
+            links
+                .into_iter()
+                .map(|l| {
+                    vec![
+                        l.email,
+                        l.role.to_value(),
+                        l.link,
+                        l.expires_at.to_rfc3339(),
+                    ]
+                })
+                .collect(),
+        );
+    }
     let (txn, actor, e) = (w.txn(), org.actor(), org.event());
     // Only the event's own people: everyone an export names holds a membership in it.
     let event_people = sea_orm::sea_query::Query::select()
@@ -176,6 +197,18 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
             .map(|p| p.external_id.clone())
             .unwrap_or_default()
     };
+    let title = |pid: i64| {
+        projects
+            .get(&pid)
+            .map(|p| p.title.clone())
+            .unwrap_or_default()
+    };
+    // A judge by the key calibration names them with (`judge_key`): their user.
+    let judge_by_key: HashMap<String, i64> = members
+        .values()
+        .filter(|m| m.role == super::Role::Judge)
+        .map(|m| (super::judges::judge_key(m), m.user_id))
+        .collect();
     let mut sorted_members: Vec<&membership::Model> = members.values().collect();
     sorted_members.sort_by_key(|m| m.id);
     let mut sorted_projects: Vec<&project::Model> = projects.values().collect();
@@ -191,13 +224,19 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                 "email",
                 "judge_tracks",
                 "created_at",
+                "judge_track_names",
             ]),
             sorted_members
                 .iter()
                 .map(|m| {
-                    let tr: Vec<String> = json_ids(&m.judge_tracks)
+                    let ids = json_ids(&m.judge_tracks);
+                    let tr: Vec<String> = ids
                         .iter()
                         .filter_map(|t| tracks.get(t).map(|t| t.external_id.clone()))
+                        .collect();
+                    let tr_names: Vec<String> = ids
+                        .iter()
+                        .filter_map(|t| tracks.get(t).map(|t| t.name.clone()))
                         .collect();
                     vec![
                         m.public_id.clone(),
@@ -207,6 +246,7 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                         email(m.user_id),
                         tr.join(" "),
                         m.created_at.to_rfc3339(),
+                        tr_names.join("; "),
                     ]
                 })
                 .collect(),
@@ -303,9 +343,13 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                     "status",
                     "source",
                     "created_at",
+                    "judge_name",
+                    "judge_email",
+                    "project_title",
                 ]),
                 a.iter()
                     .map(|a| {
+                        let judge_user = members.get(&a.judge_id).map(|m| m.user_id);
                         vec![
                             a.public_id.clone(),
                             judge(a.judge_id),
@@ -320,6 +364,9 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                             .to_owned(),
                             a.source.to_value(),
                             a.created_at.to_rfc3339(),
+                            judge_user.map(name).unwrap_or_default(),
+                            judge_user.map(email).unwrap_or_default(),
+                            title(a.project_id),
                         ]
                     })
                     .collect(),
@@ -398,14 +445,20 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                         "run_id",
                         "inputs_hash",
                         "result_hash",
+                        "team_name",
+                        "track_name",
                     ]),
                     r.projects
                         .iter()
                         .map(|p| {
-                            let title = sorted_projects
-                                .iter()
-                                .find(|x| x.external_id == p.id)
-                                .map(|x| x.title.clone());
+                            let row = sorted_projects.iter().find(|x| x.external_id == p.id);
+                            let title = row.map(|x| x.title.clone());
+                            let team_name = row
+                                .and_then(|x| teams.get(&x.team_id))
+                                .map(|t| t.name.clone());
+                            let track_name = row
+                                .and_then(|x| tracks.get(&x.track_id))
+                                .map(|t| t.name.clone());
                             vec![
                                 u(p.rank),
                                 u(p.rank_low),
@@ -421,6 +474,8 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                                 run.public_id.clone(),
                                 run.inputs_hash.clone(),
                                 run.result_hash.clone(),
+                                team_name.unwrap_or_default(),
+                                track_name.unwrap_or_default(),
                             ]
                         })
                         .collect(),
@@ -428,11 +483,20 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
             } else {
                 (
                     hs(&[
-                        "judge", "reviews", "offset", "scale", "noise", "flag", "run_id",
+                        "judge",
+                        "reviews",
+                        "offset",
+                        "scale",
+                        "noise",
+                        "flag",
+                        "run_id",
+                        "judge_name",
+                        "judge_email",
                     ]),
                     r.judges
                         .iter()
                         .map(|j| {
+                            let judge_user = judge_by_key.get(&j.id).copied();
                             vec![
                                 j.id.clone(),
                                 j.reviews.to_string(),
@@ -441,11 +505,18 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                                 f(j.noise),
                                 j.flag.clone(),
                                 run.public_id.clone(),
+                                judge_user.map(name).unwrap_or_default(),
+                                judge_user.map(email).unwrap_or_default(),
                             ]
                         })
                         .collect(),
                 )
             }
+        }
+        Kind::InvitationLinks => {
+            return Err(AppError::Internal(
+                "the invitation links are written before the event's tables are read".into(),
+            ));
         }
         Kind::Audit => {
             let rows = audit_event::Entity::find()
@@ -453,6 +524,19 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                 .order_by_asc(audit_event::Column::Seq)
                 .all(txn)
                 .await?;
+            // Who each actor is, by name (organizers and site admins act here too).
+            let actors: std::collections::BTreeSet<&str> =
+                rows.iter().map(|a| a.actor.as_str()).collect();
+            let mut actor_names: HashMap<String, String> = HashMap::new();
+            for chunk in actors.into_iter().collect::<Vec<_>>().chunks(1000) {
+                for u in user::Entity::find()
+                    .filter(user::Column::PublicId.is_in(chunk.iter().copied()))
+                    .all(txn)
+                    .await?
+                {
+                    actor_names.insert(u.public_id, u.display_name);
+                }
+            }
             (
                 hs(&[
                     "seq",
@@ -465,9 +549,11 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                     "payload_hash",
                     "prev_hash",
                     "row_hash",
+                    "actor_name",
                 ]),
                 rows.into_iter()
                     .map(|a| {
+                        let actor_name = actor_names.get(&a.actor).cloned().unwrap_or_default();
                         vec![
                             a.seq.to_string(),
                             a.occurred_at,
@@ -479,6 +565,7 @@ pub async fn export(w: &Write, org: Organizer<'_>, kind: Kind) -> AppResult<Stri
                             a.payload_hash,
                             a.prev_hash,
                             a.row_hash,
+                            actor_name,
                         ]
                     })
                     .collect(),

@@ -42,6 +42,9 @@ pub enum LinkKind {
     EmailConfirmation,
     /// `/join/{code}`: a team's shared join code.
     TeamJoin,
+    /// `/judge-sign-in/{token}`: a judge's standing sign-in (never USED: it works until
+    /// revoked, replaced, the role goes, or judging closes, which reads EXPIRED).
+    JudgeSignIn,
 }
 
 /// What a link is for, as its page shows it.
@@ -175,6 +178,7 @@ pub async fn read<C: ConnectionTrait>(db: &C, kind: LinkKind, token: &str) -> Ap
             info.team = Some(t.name);
             info.event = Some(e);
         }
+        LinkKind::JudgeSignIn => info = super::judge_sign_in::link_info(db, token, now).await?,
     }
     Ok(info)
 }

@@ -25,6 +25,7 @@ pub mod idempotency;
 pub mod import;
 pub mod invitation_links;
 pub mod invitations;
+pub mod judge_sign_in;
 pub mod judges;
 pub mod judging;
 pub mod links;

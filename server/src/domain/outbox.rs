@@ -39,6 +39,10 @@ impl Links {
     pub fn confirm(&self, token: &str) -> String {
         format!("{}/confirm/{token}", self.base)
     }
+    /// A judge's standing sign-in link: `{public-url}/judge-sign-in/{token}`.
+    pub fn judge_sign_in(&self, token: &str) -> String {
+        super::judge_sign_in::link(&self.base, token)
+    }
     /// An email voter's link: `{public-url}/e/{slug}/vote?link={token}`.
     pub fn vote(&self, slug: &str, token: &str) -> String {
         format!("{}/e/{slug}/vote?link={token}", self.base)

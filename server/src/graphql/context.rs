@@ -62,8 +62,12 @@ impl RequestCtx {
         if let Some(a) = slot.as_ref() {
             return Ok(a.clone());
         }
-        let a = match self.user() {
-            Some(u) => Arc::new(Access::load(&db.conn, u).await?),
+        let a = match &self.caller {
+            // A judge's standing sign-in acts only as that judge (`domain::judge_sign_in`).
+            Some((u, Credential::JudgeLink { membership, .. })) => Arc::new(
+                crate::domain::judge_sign_in::judge_access(&db.conn, u, *membership).await?,
+            ),
+            Some((u, _)) => Arc::new(Access::load(&db.conn, u).await?),
             None => Arc::new(Access::default()),
         };
         *slot = Some(a.clone());

@@ -352,6 +352,31 @@ impl Loader<EventId> for EventChecklists {
     }
 }
 
+/// Each judge membership's live standing sign-in (`Membership.standingSignIn`): one
+/// statement per batch.
+pub struct JudgeSignIns(pub Db);
+
+impl Loader<MembershipId> for JudgeSignIns {
+    type Value = entity::judge_sign_in::Model;
+    type Error = LoadError;
+
+    async fn load(
+        &self,
+        keys: &[MembershipId],
+    ) -> Result<HashMap<MembershipId, Self::Value>, Self::Error> {
+        let rows = crate::domain::judge_sign_in::live_of(&self.0.conn, keys.iter().map(|k| k.0))
+            .await
+            .map_err(|e| match e {
+                AppError::Db(e) => Arc::new(e),
+                other => Arc::new(sea_orm::DbErr::Custom(other.to_string())),
+            })?;
+        Ok(rows
+            .into_iter()
+            .map(|(k, v)| (MembershipId(k), v))
+            .collect())
+    }
+}
+
 /// The loaders of one request (their caches live as long as the request), one per kind of
 /// key, each made on first use: most requests (and every idle websocket, which keeps its
 /// connection's data) use a few of them or none.
@@ -402,6 +427,7 @@ loaders! {
     rosters: EventRosters,
     projects_by_external_id: ProjectByExternalId,
     checklists: EventChecklists,
+    judge_sign_ins: JudgeSignIns,
 }
 
 /// Access to the request's loaders.

@@ -104,6 +104,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::links::POLICIES,
     super::object::checklist::POLICIES,
     super::object::my_events::POLICIES,
+    super::mutation::judge_sign_in::POLICIES,
+    super::object::judge_sign_in::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.
@@ -190,6 +192,17 @@ impl Guard for FieldGuard {
             return Err(ctx.err(AppError::forbidden(
                 "this API token is read-only: it cannot run mutations",
             )));
+        }
+        // A session started by a judge's standing sign-in only scores: never an account,
+        // organizer or participant write (`domain::judge_sign_in`).
+        if self.type_name == "Mutation"
+            && matches!(
+                ctx.rc().caller,
+                Some((_, crate::domain::accounts::Credential::JudgeLink { .. }))
+            )
+            && !crate::domain::judge_sign_in::ALLOWED_MUTATIONS.contains(&field)
+        {
+            return Err(ctx.err(AppError::forbidden(crate::domain::judge_sign_in::REFUSAL)));
         }
         let Some(rule) = rule_of(self.type_name, field) else {
             return Err(ctx.err(AppError::Internal(format!(

@@ -102,7 +102,8 @@ impl Query {
         &self,
         ctx: &Context<'_>,
         #[graphql(
-            desc = "Which page the link opens (`/invite/`, `/reset/`, `/confirm/`, `/join/`)."
+            desc = "Which page the link opens (`/invite/`, `/reset/`, `/confirm/`, `/join/`, \
+                    `/judge-sign-in/`)."
         )]
         kind: super::object::links::LinkKind,
         #[graphql(desc = "The token: the last part of the link.")] token: String,

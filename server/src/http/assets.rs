@@ -139,7 +139,7 @@ fn is_link(path: &str, prefix: &str) -> bool {
 
 /// The client's pages without parameters: the paths of `ROUTES` in `web/app/src/app.tsx`
 /// that have no `:param` (a test holds the two equal).
-const PAGES: [&str; 7] = [
+const PAGES: [&str; 8] = [
     "/",
     "/login",
     "/signup",
@@ -147,15 +147,17 @@ const PAGES: [&str; 7] = [
     "/account",
     "/new-event",
     "/my-events",
+    "/judge-sign-in",
 ];
 /// The first segment of every path of `ROUTES` that has a `:param`.
-const PREFIXES: [&str; 6] = [
+const PREFIXES: [&str; 7] = [
     "/e/",
     "/invite/",
     "/reset/",
     "/confirm/",
     "/join/",
     "/setup/",
+    "/judge-sign-in/",
 ];
 
 /// The client's pages (`ROUTES` in `web/app/src/app.tsx`): the client answers an unknown

@@ -332,7 +332,10 @@ async fn revokes(
         }) => user.id == user_id && credential.is_none_or(|c| &c == own),
         Ok(BusEvent::SessionsEnded { user_id, except }) => {
             user.id == user_id
-                && matches!(own, accounts::Credential::Session { .. })
+                && matches!(
+                    own,
+                    accounts::Credential::Session { .. } | accounts::Credential::JudgeLink { .. }
+                )
                 && except.as_ref() != Some(own)
         }
         Ok(_) | Err(RecvError::Closed) => false,

@@ -293,6 +293,22 @@ pub(super) fn cases() -> Vec<Case> {
             vars: |w, id| json!({ "e": w.e(), "r": id }),
         },
         Case {
+            site: "Mutation.issueJudgeSignIn(judge)",
+            obj: Judge,
+            via: Mutation("issueJudgeSignIn"),
+            reference: &["judge"],
+            query: "mutation($e: String!, $j: ID!) { issueJudgeSignIn(event: $e, judge: $j) { link code } }",
+            vars: |w, id| json!({ "e": w.e(), "j": id }),
+        },
+        Case {
+            site: "Mutation.revokeJudgeSignIn(judge)",
+            obj: Judge,
+            via: Mutation("revokeJudgeSignIn"),
+            reference: &["judge"],
+            query: "mutation($e: String!, $j: ID!) { revokeJudgeSignIn(event: $e, judge: $j) { id } }",
+            vars: |w, id| json!({ "e": w.e(), "j": id }),
+        },
+        Case {
             site: "Mutation.recuseJudge(judge)",
             obj: Judge,
             via: Mutation("recuseJudge"),

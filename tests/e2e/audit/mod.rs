@@ -759,6 +759,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
         .await;
 
     people_steps(&mut steps, admin, p, &event, &t).await;
+    judge_sign_in_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
     voting_steps(&mut steps, admin, &t).await;
     record_steps(&mut steps, &event, &t).await;

@@ -247,6 +247,128 @@ pub(super) async fn moderation_steps(
         .await;
 }
 
+/// A judge's standing sign-in: issued (one judge, every judge), used (link, code),
+/// revoked. `admin` organizes `event`, `p` is a participant.
+pub(super) async fn judge_sign_in_steps(
+    steps: &mut Steps<'_>,
+    admin: Option<&str>,
+    p: Option<&str>,
+    event: &str,
+    t: &str,
+) {
+    let app = steps.app;
+    let email = format!("standing-judge-{t}@example.org");
+    app.sign_up(&email).await;
+    let judge = app
+        .grant(admin.expect("admin"), event, &email, "JUDGE")
+        .await;
+    let one = json!({ "event": event, "judge": judge });
+    steps
+        .step(
+            Refused,
+            "issueJudgeSignIn (not an organizer)",
+            p,
+            op("IssueJudgeSignIn"),
+            one.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "issueJudgeSignIn",
+            admin,
+            op("IssueJudgeSignIn"),
+            one.clone(),
+        )
+        .await;
+    let all = json!({ "event": event });
+    steps
+        .step(
+            Refused,
+            "issueJudgeSignIns (not an organizer)",
+            p,
+            op("IssueJudgeSignIns"),
+            all.clone(),
+        )
+        .await;
+    let r = steps
+        .step(
+            Succeeds,
+            "issueJudgeSignIns",
+            admin,
+            op("IssueJudgeSignIns"),
+            all,
+        )
+        .await;
+    let mine = r["data"]["issueJudgeSignIns"]["signIns"]
+        .as_array()
+        .expect("sign-ins")
+        .iter()
+        .find(|s| s["email"] == email.as_str())
+        .cloned()
+        .expect("the judge's new link");
+    let token = str_at(&mine, "/link")
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    steps
+        .step(
+            Succeeds,
+            "signInAsJudge",
+            None,
+            op("SignInAsJudge"),
+            json!({ "token": token }),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "signInAsJudge (unknown link)",
+            None,
+            op("SignInAsJudge"),
+            json!({ "token": format!("vjs_{}", "0".repeat(40)) }),
+        )
+        .await;
+    let code = json!({ "event": event, "code": str_at(&mine, "/code") });
+    steps
+        .step(
+            Succeeds,
+            "signInAsJudgeByCode",
+            None,
+            op("SignInAsJudgeByCode"),
+            code,
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "signInAsJudgeByCode (wrong code)",
+            None,
+            op("SignInAsJudgeByCode"),
+            json!({ "event": event, "code": "ZZZZ-ZZZZ" }),
+        )
+        .await;
+    steps
+        .step(
+            Succeeds,
+            "revokeJudgeSignIn",
+            admin,
+            op("RevokeJudgeSignIn"),
+            one.clone(),
+        )
+        .await;
+    steps
+        .step(
+            Refused,
+            "revokeJudgeSignIn (none live)",
+            admin,
+            op("RevokeJudgeSignIn"),
+            one,
+        )
+        .await;
+}
+
 /// Invitations and password reset: `admin` organizes `event`, `p` is a participant.
 pub(super) async fn people_steps(
     steps: &mut Steps<'_>,

@@ -26,6 +26,10 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     ("teams.graphql", include_str!("../operations/teams.graphql")),
     (
+        "judge_sign_in.graphql",
+        include_str!("../operations/judge_sign_in.graphql"),
+    ),
+    (
         "people.graphql",
         include_str!("../operations/people.graphql"),
     ),

@@ -82,6 +82,8 @@ test('an organizer takes every pending link at once, as CSV and as QR codes', as
   expect(lines[0]).toBe('email,role,link,expires_at');
   for (const email of emails) expect(lines.find((l) => l.startsWith(`${email},judge,`))).toMatch(/\/invite\/[A-Za-z0-9_]+,/);
 
+  // The CSV is the server's export; the QR codes are their own step.
+  await page.getByRole('button', { name: 'Show QR codes' }).click();
   await expect(page.getByRole('status').filter({ hasText: '2 pending invitations.' })).toBeVisible();
   const sheet = page.getByRole('list', { name: 'Invitation QR codes' });
   for (const email of emails) await expect(sheet.getByRole('img', { name: `QR code of the link for ${email}` })).toBeVisible();

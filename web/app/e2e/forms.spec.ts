@@ -6,7 +6,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { judgingEvent } from './judge-seed';
 import { publicFixture } from './public-seed';
-import { adminToken, checkA11y, createEvent, gql, logIn, person, PHONE, teamWithProject, unique } from './support';
+import { adminToken, checkA11y, createEvent, gql, logIn, person, PHONE, snapshot, teamWithProject, unique } from './support';
 
 const hours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
 const UPDATE = `mutation($e: String!, $i: UpdateEventInput!) { updateEvent(event: $e, input: $i) { id } }`;
@@ -175,7 +175,7 @@ test("the event form's slug pattern is valid under the v flag and the browser en
 test.describe('on a phone', () => {
   test.use(PHONE);
 
-  test("a control reached with the keyboard scrolls clear of the judge's sticky Save/Submit bar", async ({ page }) => {
+  test("a control reached with the keyboard scrolls clear of the judge's sticky Save/Submit bar", async ({ page }, testInfo) => {
     const ev = await judgingEvent({ judges: 1, projects: 1, perJudge: 1 });
     const judge = ev.judges[0];
     await logIn(page, judge);
@@ -193,9 +193,11 @@ test.describe('on a phone', () => {
       expect(box.y, 'the focused control is on screen').toBeGreaterThanOrEqual(0);
       expect(box.y + Math.min(box.height, 40), 'the focused control is under the sticky bar').toBeLessThanOrEqual(barBox.y);
     }
+    // Issue 28, "focused controls scrolled clear of sticky bars": the comment field, focused.
+    await page.screenshot({ path: testInfo.outputPath('issue28-focus-clear-of-sticky-bar.png') });
   });
 
-  test("a long unbroken title wraps in full and keeps the ranking's, leaderboard's and assignments' columns on a 390 px screen", async ({ page }) => {
+  test("a long unbroken title wraps in full and keeps the ranking's, leaderboard's and assignments' columns on a 390 px screen", async ({ page }, testInfo) => {
     const token = await adminToken();
     const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const fixture = publicFixture(tag);
@@ -219,6 +221,8 @@ test.describe('on a phone', () => {
     }
     await fits(page, 'the public results');
     await checkA11y(page, 'the public results on a phone');
+    // Issue 28, "long words wrap" and "390 px tables": the public ranking on a phone.
+    await snapshot(page, testInfo, 'issue28-long-words-wrap');
 
     await logIn(page, { email: process.env.VERDICT_ADMIN_EMAIL!, password: process.env.VERDICT_ADMIN_PASSWORD! });
     await page.goto(`/e/${slug}/admin/leaderboard`);
@@ -237,5 +241,6 @@ test.describe('on a phone', () => {
     const status = (await assigned.getByRole('cell').nth(2).boundingBox())!;
     expect(status.x + status.width, 'the status column is past the screen').toBeLessThanOrEqual(390);
     await fits(page, 'the assignments');
+    await snapshot(page, testInfo, 'issue28-tables-390px');
   });
 });

@@ -77,7 +77,7 @@ test('a site admin creates an event; an organizer who is not one is told who may
   expect(new Date(d.event.submissionsOpen).getTime()).toBe(new Date('2030-03-01T09:00').getTime());
 });
 
-test('an organizer sets up tracks, the rubric and the registration', async ({ page }) => {
+test('an organizer sets up tracks, the rubric and the registration', async ({ page }, testInfo) => {
   const ev = await createEvent();
   await logIn(page, ev.organizer);
 
@@ -137,6 +137,13 @@ test('an organizer sets up tracks, the rubric and the registration', async ({ pa
   expect(after.event.timeZone).toBe('Asia/Tokyo');
   expect(new Date(after.event.submissionsClose).getTime()).toBe(new Date(before.event.submissionsClose).getTime());
   await expect(page.locator('dl.org-current')).toContainText('Asia/Tokyo');
+  // Issue 28, "one time zone": each window once in the viewer's zone, and the event's
+  // clock beside it only because Tokyo's reads differently.
+  const viewerOffset = await page.evaluate(() => new Date('2031-01-10T09:00:00Z').getTimezoneOffset());
+  const windowTime = page.locator('dl.org-current time').first();
+  await expect(windowTime.locator('.muted')).toHaveCount(viewerOffset === -540 ? 0 : 1);
+  if (viewerOffset !== -540) await expect(windowTime.locator('.muted')).toContainText('GMT+9');
+  await snapshot(page, testInfo, 'issue28-one-time-zone');
   // A window typed in now is read on Tokyo's clock (UTC+9, no daylight saving).
   await close.fill('2031-01-10T18:00');
   await page.getByRole('button', { name: 'Save settings' }).click();
@@ -148,7 +155,7 @@ test('an organizer sets up tracks, the rubric and the registration', async ({ pa
   await expect(close).toHaveValue('2031-01-10T18:00');
 });
 
-test('an organizer hides a project, exports the projects and finds the hide in the audit log', async ({ page }) => {
+test('an organizer hides a project, exports the projects and finds the hide in the audit log', async ({ page }, testInfo) => {
   const ev = await createEvent();
   const org = ev.organizer;
   const maker = await person(ev.slug, 'PARTICIPANT', org.token);
@@ -182,6 +189,10 @@ test('an organizer hides a project, exports the projects and finds the hide in t
   const csv = await readFile((await file.path())!, 'utf8');
   expect(csv.split('\n')[0]).toMatch(/^project_id,.*title/);
   expect(csv).toContain(title);
+  // Issue 28, "exports name people, teams and tracks": names beside the ids.
+  expect(csv.split('\n')[0]).toMatch(/,team_name,track_name,/);
+  expect(csv).toContain(`Team ${title}`);
+  await snapshot(page, testInfo, 'issue28-exports');
 
   // The audit log, filtered to the hide.
   await page.goto(`/e/${ev.slug}/admin/audit`);

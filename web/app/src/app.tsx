@@ -7,6 +7,7 @@ import { ForgotPage, JoinPage, LinkPage, LoginPage, LogOutButton, SignupPage } f
 import { AccountPage } from './pages/my-account';
 import { EventTabs } from './pages/event-tabs';
 import { JudgeQueuePage, ScorePage } from './pages/judge';
+import { JudgeSignInCodePage, JudgeSignInLinkPage } from './pages/judge-sign-in';
 import * as Org from './pages/organizer';
 import { MyProjectPage, TeamPage } from './pages/participant';
 import { EventPage, EventsPage, GalleryPage, ProjectPage, ResultsPage, VerifyPage } from './pages/public';
@@ -35,6 +36,8 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/confirm/:token', (p) => <LinkPage kind="confirm" token={p.token} />],
   ['/join/:code', JoinPage],
   ['/setup/:token', SetupPage],
+  ['/judge-sign-in', JudgeSignInCodePage],
+  ['/judge-sign-in/:token', JudgeSignInLinkPage],
   ['/e/:slug', EventPage],
   ['/e/:slug/projects', GalleryPage],
   ['/e/:slug/projects/:id', ProjectPage],

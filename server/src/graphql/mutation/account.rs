@@ -101,7 +101,9 @@ impl AccountMutation {
     /// in with an API token gets CONFLICT: revoke the token with `revokeApiToken` instead.
     async fn log_out(&self, ctx: &Context<'_>) -> async_graphql::Result<bool> {
         let actor = ctx.actor()?;
-        let Some((_, Credential::Session { id })) = ctx.rc().caller.clone() else {
+        let Some((_, credential @ (Credential::Session { id } | Credential::JudgeLink { id, .. }))) =
+            ctx.rc().caller.clone()
+        else {
             return Err(ctx.err(AppError::conflict(
                 "this request uses an API token; revoke it with revokeApiToken",
             )));
@@ -111,7 +113,7 @@ impl AccountMutation {
         commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: actor.user.id,
-            credential: Some(Credential::Session { id }),
+            credential: Some(credential),
         });
         ctx.append_http_header("set-cookie", session_cookie(ctx, "", 0));
         Ok(true)

@@ -8,6 +8,7 @@ pub mod comment;
 pub mod event;
 pub mod expo;
 pub mod export;
+pub mod judge_sign_in;
 pub mod judging;
 pub mod moderation;
 pub mod people;
@@ -49,4 +50,5 @@ pub struct Mutation(
     setup::SetupMutation,
     expo::ExpoMutation,
     tracks::TrackMutation,
+    judge_sign_in::JudgeSignInMutation,
 );

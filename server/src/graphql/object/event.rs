@@ -856,6 +856,9 @@ pub enum ExportKind {
     Judges,
     /// This event's slice of the audit chain, with its hashes.
     Audit,
+    /// Every pending invitation's link (email, role, link, expiry): for a mail merge when
+    /// the server sends no mail. Audited as `invitations.links_exported`.
+    InvitationLinks,
 }
 
 impl From<ExportKind> for crate::domain::export::Kind {
@@ -870,6 +873,7 @@ impl From<ExportKind> for crate::domain::export::Kind {
             ExportKind::Results => Kind::Results,
             ExportKind::Judges => Kind::Judges,
             ExportKind::Audit => Kind::Audit,
+            ExportKind::InvitationLinks => Kind::InvitationLinks,
         }
     }
 }

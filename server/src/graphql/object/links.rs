@@ -37,6 +37,10 @@ pub enum LinkKind {
     EmailConfirmation,
     /// `/join/{code}`: a team's shared join code.
     TeamJoin,
+    /// `/judge-sign-in/{token}`: a judge's standing sign-in link. Never USED (it works
+    /// until revoked or replaced, REVOKED, also once the judge role is gone); EXPIRED once
+    /// the event's judging has closed.
+    JudgeSignIn,
 }
 
 /// A link someone was sent, as its page shows it before asking for anything.

@@ -8,6 +8,7 @@ pub mod checklist;
 pub mod comment;
 pub mod event;
 pub mod expo;
+pub mod judge_sign_in;
 pub mod judging;
 pub mod links;
 pub mod my_events;

@@ -7,6 +7,7 @@ use entity::{event, invitation, outbox_message};
 
 use super::event::Team;
 use super::user::Role;
+use crate::graphql::context::CtxExt;
 use crate::graphql::loaders::{LoadersExt, TeamId, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -32,6 +33,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("OutboxMessage.lastError", Rule::Organizer),
     ("OutboxMessage.createdAt", Rule::Organizer),
     ("OutboxMessage.sentAt", Rule::Organizer),
+    ("OutboxMessage.serverSendsMail", Rule::Organizer),
 ];
 
 /// Who may register for an event as a participant with `registerForEvent`.
@@ -144,6 +146,12 @@ impl OutboxMessage {
     /// The plain-text body, with the link.
     async fn body(&self) -> &str {
         &self.0.body_text
+    }
+    /// Whether this server sends mail at all (it was started with `--smtp-url`). When false,
+    /// a `pending` message is never sent: hand its link out yourself (the Invitation links
+    /// page, `exportCsv(kind: INVITATION_LINKS)`, or the link in `body`).
+    async fn server_sends_mail(&self, ctx: &Context<'_>) -> bool {
+        ctx.services().mail.delivers()
     }
     /// `pending`, `sent`, `failed` (after the last attempt) or `cancelled` (its invitation
     /// was revoked or renewed).

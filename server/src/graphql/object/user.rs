@@ -152,6 +152,14 @@ impl Membership {
         let u = maybe(ctx, ctx.loaders().users(), UserId(self.0.user_id)).await?;
         Ok(u.map(|u| u.email).unwrap_or_default())
     }
+    /// A judge's live standing sign-in link and code (`issueJudgeSignIn`): when issued and
+    /// last used; null when none is live or the role is not judge. The event's organizers.
+    async fn standing_sign_in(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<super::judge_sign_in::JudgeSignIn>> {
+        super::judge_sign_in::standing_sign_in(ctx, &self.0).await
+    }
     /// The tracks a judge covers; empty means every track.
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn tracks(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Track>> {

@@ -1,4 +1,4 @@
-// Links that say what they are: before an invitation, reset, confirmation or team-join page
+// Links that say what they are: before an invitation, reset, confirmation, team-join or judge sign-in page
 // asks for anything, it reads the link (without using it) and shows what it is for: the
 // event, role, team and masked address. A link that no longer works says so at once.
 import type { ComponentChildren } from 'preact';
@@ -47,6 +47,13 @@ function Summary({ link }: { link: LinkData }) {
       return <p data-testid="link-summary">A link to choose a new password for the account{to}.</p>;
     case 'EMAIL_CONFIRMATION':
       return <p data-testid="link-summary">A link that confirms the email address{to}.</p>;
+    case 'JUDGE_SIGN_IN':
+      return (
+        <p data-testid="link-summary">
+          Your sign-in link as a judge of {event}
+          {to}.
+        </p>
+      );
     case 'TEAM_JOIN':
       return (
         <p data-testid="link-summary">
@@ -72,6 +79,10 @@ function Gone({ link }: { link: LinkData }) {
     EMAIL_CONFIRMATION: {
       USED: 'This confirmation link was already used: the address is confirmed.',
       EXPIRED: 'This confirmation link has expired. Ask for a new one on your account page.',
+    },
+    JUDGE_SIGN_IN: {
+      EXPIRED: `Judging has closed, so this link no longer signs you in. Log in with your password to see your reviews.`,
+      REVOKED: `This sign-in link was revoked or replaced by ${organizers}, or you no longer judge there. Ask them for the new one.`,
     },
     TEAM_JOIN: {
       EXPIRED: 'This join link has expired, or the event no longer lets teams change. Ask the team for a new link.',

@@ -2,11 +2,13 @@
 // Devpost submissions export (paste or pick the CSV, preview what would come in and which
 // rows are left out by line, then import), and place projects at expo tables. And the
 // Invitation links page: every pending invitation's link at once, as a CSV download or a
-// printable page of QR codes (how 200 judges get their links without mail).
+// printable page of QR codes (how 200 judges get their links without mail), and every
+// judge's standing sign-in link the same way.
 import { useState } from 'preact/hooks';
 import { useMutation, useQuery } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
-import { Badge, download, ErrorNote, Field, Loading, Notice, Table, TextArea, When } from '../../ui';
+import { Badge, Confirm, download, ErrorNote, Field, Loading, Notice, Table, TextArea, When } from '../../ui';
+import { IssueJudgeSignIns, type JudgeSheet } from './judge-sign-in';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
 
@@ -254,19 +256,17 @@ const ExportInvitationLinks = graphql(`
 
 type InvitationLink = ResultOf<typeof ExportInvitationLinks>['exportInvitationLinks'][number];
 
-/** A CSV cell a spreadsheet will not run as a formula. */
-function cell(v: string): string {
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
-export function linksCsv(links: InvitationLink[]): string {
-  const rows = [['email', 'role', 'link', 'expires_at'], ...links.map((l) => [l.email, l.role.toLowerCase(), l.link, l.expiresAt])];
-  return rows.map((r) => r.map(cell).join(',')).join('\n') + '\n';
-}
+// The links CSV is written by the server (`exportCsv(kind: INVITATION_LINKS)`), with the
+// exports' formula guard: the client keeps no copy of it.
+const ExportLinksCsv = graphql(`
+  mutation ExportLinksCsv($event: String!) {
+    exportCsv(event: $event, kind: INVITATION_LINKS)
+  }
+`);
 
 export function LinksPage({ slug }: { slug: string }) {
   const m = useMutation(ExportInvitationLinks);
+  const csv = useMutation(ExportLinksCsv);
   const [links, setLinks] = useState<InvitationLink[] | null>(null);
   const load = async () => {
     const d = await m.run({ event: slug });
@@ -282,10 +282,10 @@ export function LinksPage({ slug }: { slug: string }) {
       <div class="row no-print">
         <button
           type="button"
-          disabled={m.loading}
+          disabled={csv.loading}
           onClick={async () => {
-            const l = await load();
-            if (l) download(`${slug}-invitation-links.csv`, linksCsv(l));
+            const d = await csv.run({ event: slug });
+            if (d) download(`${slug}-invitation-links.csv`, d.exportCsv);
           }}
         >
           Download links (CSV)
@@ -299,7 +299,7 @@ export function LinksPage({ slug }: { slug: string }) {
           </button>
         )}
       </div>
-      <ErrorNote error={m.error} />
+      <ErrorNote error={m.error ?? csv.error} />
       {links && (
         <>
           <p role="status" class="no-print">
@@ -319,6 +319,62 @@ export function LinksPage({ slug }: { slug: string }) {
           </ul>
         </>
       )}
+      <JudgeLinks slug={slug} />
     </OrgPage>
+  );
+}
+
+/** Every judge's standing sign-in link at once (issued anew: the server keeps only hashes). */
+function JudgeLinks({ slug }: { slug: string }) {
+  const m = useMutation(IssueJudgeSignIns);
+  const [sheet, setSheet] = useState<JudgeSheet | null>(null);
+  return (
+    <section aria-labelledby="judge-links-h" class="judge-links">
+      <h2 id="judge-links-h" class="no-print">
+        Judges’ sign-in links
+      </h2>
+      <p class="no-print">
+        A judge’s standing link signs them in with one tap, all through judging, and only to score. Only a hash is kept, so they are shown when issued: issuing for every judge
+        replaces the links and codes they have now.
+      </p>
+      <div class="row no-print">
+        <Confirm
+          action="Issue links for every judge"
+          question="Every judge's current sign-in link and code stop working."
+          yes="Yes, issue new links"
+          busy={m.loading}
+          onYes={async () => {
+            const d = await m.run({ event: slug });
+            if (!d) return false;
+            setSheet(d.issueJudgeSignIns);
+          }}
+        />
+        {sheet && (
+          <button type="button" class="secondary" onClick={() => download(`${slug}-judge-sign-in-links.csv`, sheet.csv)}>
+            Download judges’ links (CSV)
+          </button>
+        )}
+      </div>
+      <ErrorNote error={m.error} />
+      {sheet && (
+        <>
+          <p role="status" class="no-print">
+            {sheet.signIns.length} judge{sheet.signIns.length === 1 ? '' : 's'}: new links issued.
+          </p>
+          <ul class="qr-sheet" aria-label="Judge sign-in QR codes">
+            {sheet.signIns.map((j) => (
+              <li class="qr-card">
+                {j.qrSvg && <div class="qr" role="img" aria-label={`QR code of the sign-in link for ${j.email}`} dangerouslySetInnerHTML={{ __html: j.qrSvg }} />}
+                <strong>{j.name}</strong>
+                <span>{j.email}</span>
+                <span>
+                  judge · code <code>{j.code}</code>
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
   );
 }

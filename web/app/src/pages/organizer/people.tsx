@@ -5,8 +5,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { request, useMutation } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { LoadMore, usePaged, type Paged } from '../../paging';
+import { Link } from '../../router';
 import { useSession } from '../../session';
 import { Badge, Confirm, ErrorNote, Field, Loading, Notice, Select, Table, TextArea, When } from '../../ui';
+import { StandingSignIn } from './judge-sign-in';
 import { OrgPage } from './nav';
 import './organizer-admin.css';
 
@@ -61,7 +63,7 @@ const Members = graphql(`
       members(role: $role, first: $first, after: $after) {
         totalCount
         pageInfo { endCursor hasNextPage }
-        nodes { id email role externalId user { id displayName } tracks { id name } }
+        nodes { id email role externalId user { id displayName } tracks { id name } standingSignIn { issuedAt lastUsedAt } }
       }
     }
   }
@@ -87,7 +89,7 @@ const Outbox = graphql(`
       outbox(first: $first, after: $after) {
         totalCount
         pageInfo { endCursor hasNextPage }
-        nodes { id to subject status createdAt sentAt attempts lastError body }
+        nodes { id to subject status createdAt sentAt attempts lastError body serverSendsMail }
       }
     }
   }
@@ -180,7 +182,7 @@ export function PeoplePage({ slug }: { slug: string }) {
         <p class="muted">
           The invitation messages of this event, oldest first. Without a mail server, copy each person&rsquo;s link and pass it on yourself. Password resets never appear here.
         </p>
-        <OutboxList list={outbox} />
+        <OutboxList slug={slug} list={outbox} />
       </section>
     </OrgPage>
   );
@@ -373,6 +375,7 @@ function MembersTable({ slug, list }: { slug: string; list: Paged<Member> }) {
                   <td>{ROLE_LABEL[m.role] ?? m.role}</td>
                   <td>{m.role === 'JUDGE' ? (m.tracks.length ? m.tracks.map((t) => t.name).join(', ') : <span class="muted">every track</span>) : <span class="muted">—</span>}</td>
                   <td>
+                    {m.role === 'JUDGE' && <StandingSignIn slug={slug} judge={m.id} name={m.user.displayName} standing={m.standingSignIn} onChange={list.reload} />}
                     <Confirm
                       action="Remove"
                       yes="Confirm removal"
@@ -465,13 +468,20 @@ async function copy(text: string): Promise<boolean> {
   }
 }
 
-function OutboxList({ list }: { list: Paged<Message> }) {
+function OutboxList({ slug, list }: { slug: string; list: Paged<Message> }) {
   const [copied, setCopied] = useState('');
   if (list.error) return <ErrorNote error={list.error} />;
   if (list.loading && list.items.length === 0) return <Loading what="Loading the outbox" />;
   if (list.items.length === 0) return <p class="muted">No messages yet.</p>;
+  const unsent = list.items.some((m) => !m.serverSendsMail);
   return (
     <>
+      {unsent && (
+        <p class="notice" data-testid="no-mail-server">
+          This server sends no mail (it was started without an SMTP server), so these messages stay pending and nobody receives them. Hand out the links yourself: copy them here,
+          or take them all from the <Link href={`/e/${encodeURIComponent(slug)}/admin/links`}>Invitation links</Link> page as a CSV or printed QR codes.
+        </p>
+      )}
       <Notice>{copied}</Notice>
       <ol class="org-outbox">
         {list.items.map((msg) => {

@@ -65,7 +65,7 @@ pub(super) async fn token(store: &StoreConfig, cmd: TokenCmd) -> AppResult<ExitC
     };
     let token = write(store, async |w| {
         let expires = expires_days.map(|d| w.now() + chrono::Duration::days(i64::from(d)));
-        accounts::mint_token(w.txn(), &email, &name, scope, expires).await
+        accounts::mint_token(w, &email, &name, scope, expires).await
     })
     .await?;
     println!("{token}");
@@ -75,10 +75,7 @@ pub(super) async fn token(store: &StoreConfig, cmd: TokenCmd) -> AppResult<ExitC
 /// `verdict admin create`: the bare password on stdout, for scripts.
 pub(super) async fn admin(store: &StoreConfig, cmd: AdminCmd) -> AppResult<ExitCode> {
     let AdminCmd::Create { email } = cmd;
-    let password = write(store, async |w| {
-        accounts::admin_create(w.txn(), &email).await
-    })
-    .await?;
+    let password = write(store, async |w| accounts::admin_create(w, &email).await).await?;
     // Standard output stays the bare password, for scripts; the person reads this.
     eprintln!(
         "Site admin {email}: log in with the password below (shown once; \
@@ -92,7 +89,7 @@ pub(super) async fn admin(store: &StoreConfig, cmd: AdminCmd) -> AppResult<ExitC
 pub(super) async fn user(store: &StoreConfig, cmd: UserCmd) -> AppResult<ExitCode> {
     let UserCmd::ResetPassword { email } = cmd;
     let password = write(store, async |w| {
-        accounts::operator_reset_password(w.txn(), &email).await
+        accounts::operator_reset_password(w, &email).await
     })
     .await?;
     println!("{password}");

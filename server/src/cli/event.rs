@@ -92,8 +92,7 @@ pub(super) async fn run(store: &StoreConfig, cmd: EventCmd) -> AppResult<ExitCod
             // Verified before the write begins: a refused bundle writes nothing.
             let contents = event_bundle::verify(&text, &trusted)?;
             let (event, counts) = write_in(&db, Commit::Yes, async |w| {
-                event_bundle::import(w.txn(), &contents, slug.as_deref(), external_id.as_deref())
-                    .await
+                event_bundle::import(w, &contents, slug.as_deref(), external_id.as_deref()).await
             })
             .await?;
             println!(

@@ -39,7 +39,7 @@ pub(super) async fn run(store: &StoreConfig, cmd: Import) -> AppResult<ExitCode>
             let commit = if dry_run { Commit::No } else { Commit::Yes };
             let report = write_in(&db, commit, async |w| {
                 let e = w.event(&slug).await?;
-                devpost::import_as(w.txn(), "", &e, &text).await
+                devpost::import_as(w, &e, &text).await
             })
             .await?;
             print!("{}", report.summary(dry_run));
@@ -59,7 +59,7 @@ pub(super) async fn run(store: &StoreConfig, cmd: Import) -> AppResult<ExitCode>
                 .map_err(|e| AppError::bad_input("file", format!("not JSON: {e}")))?;
             let fixture = import::parse(value)?;
             let (event, counts) = write_in(&db, Commit::Yes, async |w| {
-                import::import(w.txn(), "", &fixture).await
+                import::import(w, &fixture).await
             })
             .await?;
             println!(

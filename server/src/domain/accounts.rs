@@ -8,8 +8,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::{Actor, clock, validate};
-use crate::audit::{self, Entry};
+use super::{Actor, Write, clock, validate};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, public_id, random_string, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -43,8 +43,8 @@ impl Credential {
 }
 
 /// Creates an account and its first session, and mails a link that confirms its address.
-pub async fn sign_up<C: ConnectionTrait>(
-    txn: &C,
+pub async fn sign_up(
+    w: &Write,
     email: &str,
     pass: &str,
     display_name: &str,
@@ -53,37 +53,61 @@ pub async fn sign_up<C: ConnectionTrait>(
     let email = validate::email("email", email)?;
     validate::password("password", pass)?;
     let display_name = validate::name("displayName", display_name, 100)?;
-    if super::user_by_email(txn, &email).await?.is_some() {
+    if super::user_by_email(w.txn(), &email).await?.is_some() {
         return Err(AppError::conflict(
             "an account with this email exists; log in instead",
         ));
     }
     let hash = password::hash(pass).map_err(AppError::Internal)?;
-    let u = user::ActiveModel {
-        public_id: Set(public_id("usr")),
-        email: Set(email),
-        display_name: Set(display_name),
-        password_hash: Set(Some(hash)),
-        is_site_admin: Set(false),
-        created_at: Set(clock(txn).await?),
-        email_confirmed_at: Set(None),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
-    super::recovery::send_confirmation(txn, &u, &u.email, links).await?;
-    let token = new_session(txn, u.id).await?;
-    audit::append(
-        txn,
-        Entry::new("user.signed_up", "user", &u.public_id).by(&u.public_id),
-    )
-    .await?;
+    let u = insert_user(w, email, display_name, hash, Standing::Unconfirmed).await?;
+    super::recovery::send_confirmation(w, &u, &u.email, links).await?;
+    let token = new_session(w, u.id).await?;
+    w.append(Entry::new("user.signed_up", "user", &u.public_id).by(&u.public_id))
+        .await?;
     Ok((u, token))
 }
 
-pub(crate) async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<String> {
+/// What a new account is when it is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Signed up: the address is confirmed by the link mailed to it.
+    Unconfirmed,
+    /// Its address is known to work (an invitation link reached it).
+    Confirmed,
+    /// A site admin, whose address the operator (or whoever holds the setup link) vouches
+    /// for.
+    SiteAdmin,
+}
+
+/// Inserts a new account's row, created now, with a password hash: the one row sign-up,
+/// the setup link, `verdict admin create`, a redeemed invitation and the demo all make.
+pub async fn insert_user(
+    w: &Write,
+    email: String,
+    display_name: String,
+    password_hash: String,
+    standing: Standing,
+) -> AppResult<user::Model> {
+    let t = w.now();
+    Ok(user::ActiveModel {
+        public_id: Set(public_id("usr")),
+        email: Set(email),
+        display_name: Set(display_name),
+        password_hash: Set(Some(password_hash)),
+        is_site_admin: Set(standing == Standing::SiteAdmin),
+        created_at: Set(t),
+        email_confirmed_at: Set((standing != Standing::Unconfirmed).then_some(t)),
+        ..Default::default()
+    }
+    .insert(w.txn())
+    .await?)
+}
+
+/// A new session of `user_id`, from the write's now for [`SESSION_DAYS`]; returns its
+/// bearer token (only its hash is stored).
+pub(crate) async fn new_session(w: &Write, user_id: i64) -> AppResult<String> {
     let token = bearer_token("vs_");
-    let t = clock(txn).await?;
+    let t = w.now();
     session::ActiveModel {
         user_id: Set(user_id),
         token_hash: Set(sha256_hex(token.as_bytes())),
@@ -92,7 +116,7 @@ pub(crate) async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> Ap
         revoked_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?;
     Ok(token)
 }
@@ -246,20 +270,21 @@ pub(super) async fn take_slot<C: ConnectionTrait>(
 /// Takes one attempt's slot in each bucket, or refuses with RATE_LIMITED. Committed before
 /// the password is checked: a refused or failed log-in writes only its count.
 pub(super) async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {
-    let txn = db.write().await?;
-    let t = clock(&txn).await?;
-    let mut pair = locked_bucket(&txn, &b.pair, t).await?;
+    // Its own write, committed at once, and not audited: the count is bookkeeping.
+    let w = Write::begin(db, None).await?;
+    let (txn, t) = (w.txn(), w.now());
+    let mut pair = locked_bucket(txn, &b.pair, t).await?;
     if pair.failures >= limit {
         return Err(retry_after(&pair, t));
     }
-    let mut addr = locked_bucket(&txn, &b.addr, t).await?;
+    let mut addr = locked_bucket(txn, &b.addr, t).await?;
     if addr.failures >= limit.saturating_mul(ADDRESS_FACTOR) {
         return Err(retry_after(&addr, t));
     }
-    let mut acct = locked_bucket(&txn, &b.acct, t).await?;
+    let mut acct = locked_bucket(txn, &b.acct, t).await?;
     if acct.failures >= limit.saturating_mul(ACCOUNT_FACTOR) {
         let known = login_throttle::Entity::find_by_id(b.seen.clone())
-            .one(&txn)
+            .one(txn)
             .await?
             .is_some_and(|s| (t - s.window_start).num_days() < KNOWN_ADDRESS_DAYS);
         if !known {
@@ -270,16 +295,15 @@ pub(super) async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) ->
     addr.failures += 1;
     acct.failures += 1;
     for row in [pair, addr, acct] {
-        save_bucket(&txn, row).await?;
+        save_bucket(txn, row).await?;
     }
-    txn.commit().await?;
-    Ok(())
+    w.commit().await
 }
 
 /// After a successful log-in, inside its transaction: clear the pair bucket, give the slot
 /// back to the address and account buckets, and remember the address as the owner's.
-pub(super) async fn forgive_attempt<C: ConnectionTrait>(txn: &C, b: &Buckets) -> AppResult<()> {
-    let t = clock(txn).await?;
+pub(super) async fn forgive_attempt(w: &Write, b: &Buckets) -> AppResult<()> {
+    let (txn, t) = (w.txn(), w.now());
     login_throttle::Entity::delete_by_id(b.pair.clone())
         .exec(txn)
         .await?;
@@ -313,32 +337,27 @@ pub async fn log_in(
     let Some(u) = found.filter(|_| ok) else {
         return Err(AppError::BadCredentials);
     };
-    let txn = db.write().await?;
-    forgive_attempt(&txn, &buckets).await?;
-    let token = new_session(&txn, u.id).await?;
-    audit::append(
-        &txn,
-        Entry::new("session.created", "user", &u.public_id).by(&u.public_id),
-    )
-    .await?;
-    txn.commit().await?;
+    let w = Write::begin(db, None).await?;
+    forgive_attempt(&w, &buckets).await?;
+    let token = new_session(&w, u.id).await?;
+    w.append(Entry::new("session.created", "user", &u.public_id).by(&u.public_id))
+        .await?;
+    w.commit().await?;
     Ok((u, token))
 }
 
 /// Revokes the session the request authenticated with.
-pub async fn log_out<C: ConnectionTrait>(txn: &C, actor: &Actor, session_id: i64) -> AppResult<()> {
+pub async fn log_out(w: &Write, session_id: i64) -> AppResult<()> {
+    let actor = w.actor()?;
     let s = session::Entity::find_by_id(session_id)
-        .one(txn)
+        .one(w.txn())
         .await?
         .ok_or(AppError::NotFound("session"))?;
     let mut am = s.into_active_model();
-    am.revoked_at = Set(Some(clock(txn).await?));
-    am.update(txn).await?;
-    audit::append(
-        txn,
-        Entry::new("session.revoked", "user", actor.public_id()).by(actor.public_id()),
-    )
-    .await?;
+    am.revoked_at = Set(Some(w.now()));
+    am.update(w.txn()).await?;
+    w.append(Entry::new("session.revoked", "user", actor.public_id()).by(actor.public_id()))
+        .await?;
     Ok(())
 }
 
@@ -348,6 +367,7 @@ pub async fn authenticate(
     raw: &str,
 ) -> AppResult<Option<(user::Model, Credential)>> {
     let hash = sha256_hex(raw.as_bytes());
+    // A read (its last-use note is bookkeeping, not a write of the rules): its own clock.
     let t = clock(db).await?;
     let found = if raw.starts_with("vt_") {
         let Some(tok) = api_token::Entity::find()
@@ -427,6 +447,7 @@ pub async fn live_credentials<C: ConnectionTrait>(
     db: &C,
     credentials: &[Credential],
 ) -> AppResult<std::collections::HashSet<Credential>> {
+    // A read, outside any write: its own reading of the clock.
     let now = clock(db).await?;
     let mut sessions = Vec::new();
     let mut tokens = Vec::new();
@@ -476,17 +497,18 @@ pub async fn live_credentials<C: ConnectionTrait>(
         .collect())
 }
 
-/// Mints a personal API token; the raw token is returned once and never stored. A `read`
-/// token may only query and subscribe; `expires_at` (in the future) ends it.
-pub async fn create_api_token<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+/// Mints a personal API token of `owner` (the actor, or the user `verdict token mint`
+/// names); the raw token is returned once and never stored. A `read` token may only query
+/// and subscribe; `expires_at` (in the future) ends it.
+pub async fn create_api_token(
+    w: &Write,
+    owner: &Actor,
     label: &str,
     scope: api_token::TokenScope,
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> AppResult<(api_token::Model, String)> {
     let label = validate::name("label", label, 100)?;
-    let now = clock(txn).await?;
+    let now = w.now();
     if expires_at.is_some_and(|e| e <= now) {
         return Err(AppError::bad_input("expiresAt", "must be in the future"));
     }
@@ -495,7 +517,7 @@ pub async fn create_api_token<C: ConnectionTrait>(
         scope: Set(scope),
         expires_at: Set(expires_at),
         public_id: Set(public_id("tok")),
-        user_id: Set(actor.user.id),
+        user_id: Set(owner.user.id),
         label: Set(label.clone()),
         prefix: Set(raw[..10].to_owned()),
         token_hash: Set(sha256_hex(raw.as_bytes())),
@@ -504,12 +526,11 @@ pub async fn create_api_token<C: ConnectionTrait>(
         revoked_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("api_token.created", "api_token", &t.public_id)
-            .by(actor.public_id())
+            .by(owner.public_id())
             .with(json!({
                 "label": label,
                 "prefix": t.prefix,
@@ -521,11 +542,9 @@ pub async fn create_api_token<C: ConnectionTrait>(
     Ok((t, raw))
 }
 
-pub async fn revoke_api_token<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<api_token::Model> {
+/// Revokes one of the actor's API tokens.
+pub async fn revoke_api_token(w: &Write, id: &str) -> AppResult<api_token::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let t = api_token::Entity::find()
         .filter(api_token::Column::PublicId.eq(id))
         .filter(api_token::Column::UserId.eq(actor.user.id))
@@ -536,13 +555,10 @@ pub async fn revoke_api_token<C: ConnectionTrait>(
         return Err(AppError::conflict("this token is already revoked"));
     }
     let mut am = t.into_active_model();
-    am.revoked_at = Set(Some(clock(txn).await?));
+    am.revoked_at = Set(Some(w.now()));
     let t = am.update(txn).await?;
-    audit::append(
-        txn,
-        Entry::new("api_token.revoked", "api_token", &t.public_id).by(actor.public_id()),
-    )
-    .await?;
+    w.append(Entry::new("api_token.revoked", "api_token", &t.public_id).by(actor.public_id()))
+        .await?;
     Ok(t)
 }
 
@@ -561,10 +577,8 @@ pub async fn api_tokens<C: ConnectionTrait>(
 /// reset-password`): sets a generated one-time password, returned once, ends the account's
 /// reset links and revokes every session of it (its API tokens stay, so scripts keep
 /// running). Makes nobody an admin; an unknown email is NOT_FOUND.
-pub async fn operator_reset_password<C: ConnectionTrait>(
-    txn: &C,
-    email: &str,
-) -> AppResult<String> {
+pub async fn operator_reset_password(w: &Write, email: &str) -> AppResult<String> {
+    let (txn, t) = (w.txn(), w.now());
     let email = validate::email("email", email)?;
     let u = super::user_by_email(txn, &email)
         .await?
@@ -574,11 +588,9 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
     let mut am = u.clone().into_active_model();
     am.password_hash = Set(Some(hash));
     am.update(txn).await?;
-    let t = clock(txn).await?;
     super::recovery::end_reset_links(txn, u.id, t).await?;
     let revoked = end_sessions(txn, u.id, None, t).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("user.password_reset_by_operator", "user", &u.public_id)
             .with(json!({ "sessions_revoked": revoked })),
     )
@@ -588,7 +600,8 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
 
 /// Creates (or promotes) a site administrator and gives them a fresh generated password,
 /// returned once (an existing account's reset links end with its old password).
-pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult<String> {
+pub async fn admin_create(w: &Write, email: &str) -> AppResult<String> {
+    let txn = w.txn();
     let email = validate::email("email", email)?;
     let pass = random_string(20);
     let hash = password::hash(&pass).map_err(AppError::Internal)?;
@@ -598,46 +611,32 @@ pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult
             am.is_site_admin = Set(true);
             am.password_hash = Set(Some(hash));
             let u = am.update(txn).await?;
-            super::recovery::end_reset_links(txn, u.id, clock(txn).await?).await?;
+            super::recovery::end_reset_links(txn, u.id, w.now()).await?;
             u
         }
         None => {
             let display = email.split('@').next().unwrap_or("admin").to_owned();
-            user::ActiveModel {
-                public_id: Set(public_id("usr")),
-                email: Set(email),
-                display_name: Set(display),
-                password_hash: Set(Some(hash)),
-                is_site_admin: Set(true),
-                created_at: Set(clock(txn).await?),
-                // The operator vouches for the address.
-                email_confirmed_at: Set(Some(clock(txn).await?)),
-                ..Default::default()
-            }
-            .insert(txn)
-            .await?
+            // The operator vouches for the address.
+            insert_user(w, email, display, hash, Standing::SiteAdmin).await?
         }
     };
-    audit::append(
-        txn,
-        Entry::new("user.promoted_site_admin", "user", &u.public_id),
-    )
-    .await?;
+    w.append(Entry::new("user.promoted_site_admin", "user", &u.public_id))
+        .await?;
     Ok(pass)
 }
 
 /// `verdict token mint`: a personal API token for an existing user.
-pub async fn mint_token<C: ConnectionTrait>(
-    txn: &C,
+pub async fn mint_token(
+    w: &Write,
     email: &str,
     label: &str,
     scope: api_token::TokenScope,
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> AppResult<String> {
     let email = validate::email("email", email)?;
-    let u = super::user_by_email(txn, &email)
+    let u = super::user_by_email(w.txn(), &email)
         .await?
         .ok_or(AppError::NotFound("user"))?;
-    let (_, raw) = create_api_token(txn, &Actor { user: u }, label, scope, expires_at).await?;
+    let (_, raw) = create_api_token(w, &Actor { user: u }, label, scope, expires_at).await?;
     Ok(raw)
 }

@@ -135,7 +135,7 @@ async fn issue(
         expires,
         &links.invitation(&token),
     );
-    outbox::enqueue(txn, message, Some(e.id), Some(inv.id)).await?;
+    outbox::enqueue(w, message, Some(e.id), Some(inv.id)).await?;
     Ok((inv, token))
 }
 
@@ -471,19 +471,10 @@ pub async fn redeem(
                         Some(n) => validate::name("displayName", n, 100)?,
                         None => inv.email.split('@').next().unwrap_or("guest").to_owned(),
                     };
-                    user::ActiveModel {
-                        public_id: Set(public_id("usr")),
-                        email: Set(inv.email.clone()),
-                        display_name: Set(name),
-                        password_hash: Set(Some(hash)),
-                        is_site_admin: Set(false),
-                        created_at: Set(t),
-                        // The link reached this address.
-                        email_confirmed_at: Set(Some(t)),
-                        ..Default::default()
-                    }
-                    .insert(txn)
-                    .await?
+                    // The link reached this address.
+                    let confirmed = super::accounts::Standing::Confirmed;
+                    super::accounts::insert_user(w, inv.email.clone(), name, hash, confirmed)
+                        .await?
                 }
             }
         }
@@ -528,7 +519,7 @@ pub async fn redeem(
             .with(json!({ "role": inv.role.to_value(), "user": u.public_id })),
     )
     .await?;
-    let token = super::accounts::new_session(txn, u.id).await?;
+    let token = super::accounts::new_session(w, u.id).await?;
     Ok(Redeemed {
         token,
         user: u,

@@ -11,7 +11,7 @@ use sea_orm::{
     QueryOrder,
 };
 
-use super::clock;
+use super::Write;
 use crate::crypto::public_id;
 use crate::error::AppResult;
 use crate::html::escape_html;
@@ -192,14 +192,15 @@ pub fn vote_already_registered(to: &str, event_name: &str, by_account: bool) -> 
     }
 }
 
-/// Writes `m` to the outbox in the caller's transaction; the worker sends it after commit.
-pub async fn enqueue<C: ConnectionTrait>(
-    txn: &C,
+/// Writes `m` to the outbox in the write's transaction, stamped with its now; the worker
+/// sends it after commit.
+pub async fn enqueue(
+    w: &Write,
     m: Message,
     event_id: Option<i64>,
     invitation_id: Option<i64>,
 ) -> AppResult<outbox_message::Model> {
-    let t = clock(txn).await?;
+    let t = w.now();
     Ok(outbox_message::ActiveModel {
         public_id: Set(public_id("msg")),
         kind: Set(m.kind),
@@ -217,7 +218,7 @@ pub async fn enqueue<C: ConnectionTrait>(
         sent_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?)
 }
 

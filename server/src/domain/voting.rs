@@ -368,7 +368,7 @@ pub async fn register(
     let (v, action) = match existing {
         Some(v) if v.address != address || v.user_id.is_some() => {
             let message = outbox::vote_already_registered(&address, &e.name, v.user_id.is_some());
-            outbox::enqueue(txn, message, None, None).await?;
+            outbox::enqueue(w, message, None, None).await?;
             w.append(
                 Entry::new("voter.registration_repeated", "voter", &v.public_id)
                     .in_event(&e.external_id),
@@ -408,7 +408,7 @@ pub async fn register(
     let link = links.vote(&e.slug, &token);
     // No event id: the event's outbox, which organizers read, never shows a voter's link.
     outbox::enqueue(
-        txn,
+        w,
         outbox::vote_link(&address, &e.name, expires, &link),
         None,
         None,

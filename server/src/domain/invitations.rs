@@ -17,8 +17,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::take_slot;
 use super::outbox::{self, Links};
+use super::throttle::take_slot;
 use super::{Organizer, Role, Write, validate};
 use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, public_id, sha256_hex};
@@ -29,7 +29,7 @@ pub const INVITATION_DAYS: i64 = 14;
 /// The most addresses one `inviteToEvent` takes.
 pub const MAX_INVITES: usize = 500;
 /// Invitation mails one address receives per throttle window
-/// ([`super::accounts::THROTTLE_WINDOW_SECS`]), from every event and sender together:
+/// ([`super::throttle::THROTTLE_WINDOW_SECS`]), from every event and sender together:
 /// beyond it RATE_LIMITED, so a link resent in a loop cannot flood someone's inbox.
 pub const MAILS_PER_ADDRESS: i32 = 5;
 /// Invitation mails one event sends per throttle window: a large import's invitations

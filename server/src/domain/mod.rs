@@ -39,6 +39,7 @@ pub mod results;
 pub mod setup;
 pub mod tables;
 pub mod teams;
+pub mod throttle;
 pub mod tracks;
 pub mod validate;
 pub mod voting;

@@ -1,7 +1,7 @@
 //! Recovering and changing an account: password reset, confirming an address (the
 //! account's own after sign-up, or a new one), and the owner's changes of password, email
-//! and name. Sign-up, log-in, sessions and API tokens are in [`super::accounts`], whose
-//! log-in throttle these flows share.
+//! and name. Sign-up, log-in, sessions and API tokens are in [`super::accounts`]; these
+//! flows share the log-in's throttle ([`super::throttle`]).
 
 use chrono::Duration;
 use entity::{api_token, email_confirmation, password_reset, user};
@@ -11,9 +11,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::{
-    Buckets, end_sessions, forgive_attempt, new_session, take_attempt, take_slot, verify_password,
-};
+use super::accounts::{end_sessions, new_session, verify_password};
+use super::throttle::{Buckets, forgive_attempt, take_attempt, take_slot};
 use super::{Actor, Write, validate};
 use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, sha256_hex};

@@ -29,8 +29,8 @@ use sea_orm::{
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::accounts::take_slot;
 use super::outbox::{self, Links};
+use super::throttle::take_slot;
 use super::{Organizer, Role, Write, validate};
 use crate::audit::Entry;
 use crate::crypto::{bearer_token, public_id, sha256_fields, sha256_hex};

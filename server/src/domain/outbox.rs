@@ -52,6 +52,7 @@ const EMAIL_CHANGED: &str = include_str!("../../templates/mail/email_changed.txt
 const VOTE_LINK: &str = include_str!("../../templates/mail/vote_link.txt");
 const VOTE_ALREADY_REGISTERED: &str =
     include_str!("../../templates/mail/vote_already_registered.txt");
+const VOTE_NOT_LISTED: &str = include_str!("../../templates/mail/vote_not_listed.txt");
 
 /// A message ready for the outbox.
 pub struct Message {
@@ -187,6 +188,20 @@ pub fn vote_already_registered(to: &str, event_name: &str, by_account: bool) -> 
         kind: Kind::EmailConfirmation,
         to: to.to_owned(),
         subject: format!("You are already registered to vote in {event_name}"),
+        html: html_of(&text, ""),
+        text,
+    }
+}
+
+/// The answer to a voting-link request for a mailbox that is not on the allowlist of the
+/// vote in `event_name`: told to the mailbox, never to the asker (who gets the same answer
+/// as for a listed address).
+pub fn vote_not_listed(to: &str, event_name: &str) -> Message {
+    let text = fill(VOTE_NOT_LISTED, &[("event", event_name)]);
+    Message {
+        kind: Kind::EmailConfirmation,
+        to: to.to_owned(),
+        subject: format!("This address is not on the list of voters of {event_name}"),
         html: html_of(&text, ""),
         text,
     }

@@ -5,6 +5,7 @@ use chrono::Duration;
 use entity::vote_campaign::VotingMode;
 use entity::{event, vote_allowlist, vote_campaign, voter};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
+use serde_json::json;
 
 use super::{
     LINK_HOURS, LINKS_CLIENT_FACTOR, LINKS_PER_ADDRESS, LINKS_PER_EVENT, open_now,
@@ -18,13 +19,16 @@ use crate::domain::throttle::take_slot;
 use crate::error::{AppError, AppResult};
 
 /// `registerVoter`: sends a single-use voting link to `raw` through the outbox, while the
-/// campaign (an email mode) takes votes. An address on no allowlist of an
-/// `email_allowlist` campaign is FORBIDDEN; the same address again gets a fresh link (the
-/// old one stops working). A mailbox that already registered under another spelling (or
-/// through an account) gets no link but a message saying so: the asker's answer, and the
-/// work done for it (one message queued, one audit entry), are the same as for a mailbox
-/// never seen, so the answer tells nobody who registered; only the mailbox learns it.
-/// Throttled per mailbox, per client address and per event (RATE_LIMITED).
+/// campaign (an email mode) takes votes; the same address again gets a fresh link (the old
+/// one stops working). Two kinds of mailbox get no link but a message saying why: one that
+/// already registered under another spelling (or through an account), and one that is not
+/// on the allowlist of an `email_allowlist` campaign. For both, the asker's answer, the
+/// throttle that counts it and the work done for it (one message queued, one audit entry:
+/// `voter.registration_repeated`, `voter.registration_refused`) are the same as for a
+/// listed mailbox never seen, so the answer tells nobody who registered or who is on the
+/// list; only the mailbox learns it, and the organizers from their audit log. Throttled
+/// per mailbox, per client address and per event (RATE_LIMITED), before anything is
+/// looked up.
 pub async fn register(
     w: &Write,
     e: &event::Model,
@@ -41,16 +45,6 @@ pub async fn register(
     }
     let t = open_now(w, e, &c).await?;
     let (address, mailbox) = voter_address("email", raw)?;
-    if c.mode == VotingMode::EmailAllowlist
-        && vote_allowlist::Entity::find_by_id((c.id, mailbox.clone()))
-            .one(txn)
-            .await?
-            .is_none()
-    {
-        return Err(AppError::forbidden(
-            "this address is not on the event's list of voters",
-        ));
-    }
     // The mailbox's bucket also orders two spellings of one mailbox: the second reads the
     // first's voter row below.
     take_slot(txn, &format!("vote-link:{mailbox}"), LINKS_PER_ADDRESS, t).await?;
@@ -68,6 +62,27 @@ pub async fn register(
         t,
     )
     .await?;
+    if c.mode == VotingMode::EmailAllowlist
+        && vote_allowlist::Entity::find_by_id((c.id, mailbox.clone()))
+            .one(txn)
+            .await?
+            .is_none()
+    {
+        // Not a refusal the asker sees: the mailbox is told, and the organizers' log
+        // records it under the mailbox's hash (no address from a stranger in the log).
+        outbox::enqueue(w, outbox::vote_not_listed(&address, &e.name), None, None).await?;
+        w.append(
+            Entry::new(
+                "voter.registration_refused",
+                "email",
+                &sha256_hex(mailbox.as_bytes()),
+            )
+            .in_event(&e.external_id)
+            .with(json!({ "reason": "not on the allowlist" })),
+        )
+        .await?;
+        return Ok(());
+    }
     let token = bearer_token("vv_");
     let hash = sha256_hex(token.as_bytes());
     let expires = t + Duration::hours(LINK_HOURS);

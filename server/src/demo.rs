@@ -78,9 +78,9 @@ pub async fn seed(db: &Db, signer: &Signer25519) -> AppResult<Option<Seeded>> {
     let hack = import_fixture(db, fixture(now)).await?;
     let judging = import_fixture(db, judging_fixture(now)).await?;
     let finals = import_fixture(db, finished_fixture(now)).await?;
-    let txn = db.write().await?;
-    let accounts = seed_accounts(&txn, &hack, &judging, &finals).await?;
-    txn.commit().await?;
+    let w = Write::begin(db, None).await?;
+    let accounts = seed_accounts(&w, &hack, &judging, &finals).await?;
+    w.commit().await?;
     let organizer = domain::user_by_email(&db.conn, ORGANIZER)
         .await?
         .ok_or(AppError::NotFound("demo organizer"))?;
@@ -109,9 +109,9 @@ pub async fn seed(db: &Db, signer: &Signer25519) -> AppResult<Option<Seeded>> {
 /// Imports one demo fixture in its own transaction.
 async fn import_fixture(db: &Db, fixture: Value) -> AppResult<event::Model> {
     let fixture = import::parse(fixture)?;
-    let txn = db.write().await?;
-    let (event, _) = import::import(&txn, "", &fixture).await?;
-    txn.commit().await?;
+    let w = Write::begin(db, None).await?;
+    let (event, _) = import::import(&w, &fixture).await?;
+    w.commit().await?;
     Ok(event)
 }
 
@@ -441,33 +441,24 @@ pub fn finished_fixture(now: DateTime<Utc>) -> Value {
 
 /// Creates the demo site admin, organizer, judge and participant with fresh passwords
 /// (returned once) and gives them their roles in the demo events, with one audit entry.
-async fn seed_accounts<C: sea_orm::ConnectionTrait>(
-    txn: &C,
+async fn seed_accounts(
+    w: &Write,
     event: &event::Model,
     judging: &event::Model,
     finished: &event::Model,
 ) -> AppResult<Vec<(&'static str, String, String)>> {
+    use crate::domain::accounts::{Standing, insert_user};
     use crate::domain::{Role, events::insert_membership, teams::insert_member};
-    use entity::{team, user};
-    use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+    use entity::team;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-    let now = domain::clock(txn).await?;
+    let (txn, now) = (w.txn(), w.now());
     let mut out = vec![];
     // The site admin first: the one account that can create an event from nothing.
     let pass = crate::crypto::random_string(16);
     let hash = crate::crypto::password::hash(&pass).map_err(AppError::Internal)?;
-    user::ActiveModel {
-        public_id: Set(crate::crypto::public_id("usr")),
-        email: Set(SITE_ADMIN.to_owned()),
-        display_name: Set("Demo Site Admin".to_owned()),
-        password_hash: Set(Some(hash)),
-        is_site_admin: Set(true),
-        created_at: Set(domain::clock(txn).await?),
-        email_confirmed_at: Set(Some(domain::clock(txn).await?)),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
+    let name = "Demo Site Admin".to_owned();
+    insert_user(w, SITE_ADMIN.to_owned(), name, hash, Standing::SiteAdmin).await?;
     out.push((SITE_ADMIN, "site admin".to_owned(), pass));
     for (email, role, name) in [
         (ORGANIZER, Role::Organizer, "Demo Organizer"),
@@ -476,18 +467,8 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
     ] {
         let pass = crate::crypto::random_string(16);
         let hash = crate::crypto::password::hash(&pass).map_err(AppError::Internal)?;
-        let u = user::ActiveModel {
-            public_id: Set(crate::crypto::public_id("usr")),
-            email: Set(email.to_owned()),
-            display_name: Set(name.to_owned()),
-            password_hash: Set(Some(hash)),
-            is_site_admin: Set(false),
-            created_at: Set(now),
-            email_confirmed_at: Set(Some(now)),
-            ..Default::default()
-        }
-        .insert(txn)
-        .await?;
+        let (email_, name) = (email.to_owned(), name.to_owned());
+        let u = insert_user(w, email_, name, hash, Standing::Confirmed).await?;
         let ext = (role == Role::Judge).then(|| "jdg_demo".to_owned());
         insert_membership(txn, u.id, event.id, role, ext, "[]", now).await?;
         if role == Role::Organizer {
@@ -519,8 +500,7 @@ async fn seed_accounts<C: sea_orm::ConnectionTrait>(
         }
         out.push((email, role.to_value(), pass));
     }
-    crate::audit::append(
-        txn,
+    w.append(
         crate::audit::Entry::new("demo.accounts_created", "event", &event.public_id)
             .in_event(&event.external_id)
             .with(json!({ "accounts": [SITE_ADMIN, ORGANIZER, JUDGE, PARTICIPANT] })),

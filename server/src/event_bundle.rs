@@ -43,7 +43,9 @@ use serde_json::{Value, json};
 use crate::audit::canonical_time;
 use crate::crypto::signing::{EVENT_BUNDLE_TAG, PublicKey, Signer25519};
 use crate::crypto::{canonical_json, public_id};
-use crate::domain::{Role, clock, event_by_slug, events::insert_membership, import, json_ids};
+use crate::domain::{
+    Role, Write, clock, event_by_slug, events::insert_membership, import, json_ids,
+};
 use crate::domain::{json_list, voting};
 use crate::error::{AppError, AppResult};
 
@@ -337,15 +339,16 @@ pub fn verify(text: &str, key: &PublicKey) -> AppResult<Contents> {
     Ok(doc.bundle)
 }
 
-/// Imports verified `contents` as a new event inside `txn` (one `event.imported` audit
+/// Imports verified `contents` as a new event in the write `w` (one `event.imported` audit
 /// entry), optionally under another slug and external id. CONFLICT when an event already
 /// has its external id or slug: nothing is written.
-pub async fn import<C: ConnectionTrait>(
-    txn: &C,
+pub async fn import(
+    w: &Write,
     contents: &Contents,
     slug: Option<&str>,
     external_id: Option<&str>,
 ) -> AppResult<(event::Model, import::ImportCounts)> {
+    let (txn, t0) = (w.txn(), w.now());
     let mut fixture = contents.fixture.clone();
     if let Some(s) = slug {
         fixture["event"]["slug"] = json!(s);
@@ -375,8 +378,7 @@ pub async fn import<C: ConnectionTrait>(
             t.external_id, t.slug
         )));
     }
-    let (ev, counts) = import::import(txn, "", &f).await?;
-    let t0 = clock(txn).await?;
+    let (ev, counts) = import::import(w, &f).await?;
 
     let emails: HashMap<&str, String> = f
         .people

@@ -40,7 +40,8 @@
 //! | 8 | `http` | the router, the handlers, the client's assets |
 //! | 9 | `fuzz` | fuzz targets, tests only |
 //!
-//! The binary (`main.rs`) stands above them all.
+//! The binary (`main.rs` and its `cli/`, one file per group of commands) stands above them
+//! all, and uses the library as `verdict::`.
 
 pub mod audit;
 pub mod backup;

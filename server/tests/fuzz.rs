@@ -410,14 +410,11 @@ async fn check_import(dbs: &[&Db], fixture: Value) -> Result<(), TestCaseError> 
     };
     PARSED.fetch_add(1, Ordering::Relaxed);
     for db in dbs {
-        let txn = db
-            .write()
+        let w = verdict::domain::Write::begin(db, None)
             .await
             .map_err(|e| TestCaseError::fail(format!("begin: {e}")))?;
-        let outcome = import::import(&txn, "", &f).await;
-        txn.rollback()
-            .await
-            .map_err(|e| TestCaseError::fail(format!("rollback: {e}")))?;
+        let outcome = import::import(&w, &f).await;
+        w.rollback().await;
         match outcome {
             Ok(_) => {
                 IMPORTED.fetch_add(1, Ordering::Relaxed);

@@ -595,7 +595,10 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
     use chrono::{DateTime, Utc};
     use sea_orm::{DbBackend, QueryOrder, Statement};
     for t in backends().await {
-        let txn = t.db.write().await.expect("begin");
+        let w = verdict::domain::Write::begin(&t.db, None)
+            .await
+            .expect("begin");
+        let txn = w.txn();
         if t.db.backend() == DbBackend::Postgres {
             // The transaction's time as PostgreSQL states it, read directly.
             let direct: DateTime<Utc> = txn
@@ -611,26 +614,27 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
             // The host's clock moves on; the transaction's does not. Reading the host's
             // clock here would give a time at least this much later than `direct`.
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            let clock = verdict::db::now(&txn).await.expect("clock");
+            let clock = verdict::db::now(txn).await.expect("clock");
             assert_eq!(
                 clock, direct,
                 "{}: the database's time, not the host's",
                 t.name
             );
-            assert_eq!(verdict::domain::clock(&txn).await.expect("clock"), direct);
+            assert_eq!(verdict::domain::clock(txn).await.expect("clock"), direct);
+            assert_eq!(w.now(), direct, "{}: the write's one reading", t.name);
             // What a mutation writes in this transaction carries that same instant: a
             // user's created_at and its audit entry's occurred_at.
-            accounts::admin_create(&txn, "clock@example.org")
+            accounts::admin_create(&w, "clock@example.org")
                 .await
                 .expect("admin");
-            let user = verdict::domain::user_by_email(&txn, "clock@example.org")
+            let user = verdict::domain::user_by_email(txn, "clock@example.org")
                 .await
                 .expect("read")
                 .expect("the user");
             assert_eq!(user.created_at, direct, "{}: created_at", t.name);
             let last = entity::audit_event::Entity::find()
                 .order_by_desc(entity::audit_event::Column::Seq)
-                .one(&txn)
+                .one(txn)
                 .await
                 .expect("read")
                 .expect("an audit row");
@@ -643,7 +647,7 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
         } else {
             // SQLite runs in this process: its clock is the host's, to the millisecond.
             let before = Utc::now();
-            let clock = verdict::db::now(&txn).await.expect("clock");
+            let clock = verdict::db::now(txn).await.expect("clock");
             let after = Utc::now();
             assert_eq!(clock.timestamp_subsec_nanos() % 1_000_000, 0, "{clock}");
             assert!(
@@ -652,7 +656,7 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
                 t.name
             );
         }
-        txn.rollback().await.expect("rollback");
+        w.rollback().await;
     }
 }
 
@@ -939,9 +943,11 @@ async fn a_lagging_subscriber_is_told_what_it_missed_and_the_bus_stays_bounded()
 /// A site admin signed in with a real session, as a websocket caller is.
 async fn signed_in_admin(db: &Db) -> (entity::user::Model, accounts::Credential) {
     let email = "root@example.org";
-    let txn = db.write().await.expect("begin");
-    let password = accounts::admin_create(&txn, email).await.expect("admin");
-    txn.commit().await.expect("commit");
+    let w = verdict::domain::Write::begin(db, None)
+        .await
+        .expect("begin");
+    let password = accounts::admin_create(&w, email).await.expect("admin");
+    w.commit().await.expect("commit");
     let (_, token) = accounts::log_in(db, email, &password, "test", 100)
         .await
         .expect("log in");

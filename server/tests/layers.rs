@@ -5,9 +5,12 @@
 //! that climbs out to the crate root), and fails on any name of a module on its own floor
 //! or above. Comments are not read: a doc link up is not a dependency.
 //!
-//! The binary (`main.rs` and the modules it declares) is the top floor and may use
-//! everything. A module that `lib.rs` declares but the table does not place fails the test
-//! too, so a new module is given its floor when it is added.
+//! The binary (`main.rs` and the modules it declares: `cli/`, the command line) is the top
+//! floor and may use everything, through the library's public path (`verdict::...`); its
+//! own `crate::` names only its own modules. A module that `lib.rs` declares but the table
+//! does not place fails the test too, so a new module is given its floor when it is added,
+//! and so does a file under `server/src` that belongs to neither the library nor the
+//! binary.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -271,6 +274,8 @@ fn every_module_uses_only_floors_below_its_own() {
          each module of lib.rs one floor"
     );
 
+    let main = std::fs::read_to_string(root.join("main.rs")).expect("read main.rs");
+    let binary = library_modules(&main);
     let mut files = vec![];
     rust_files(&root, &mut files);
     let mut checked = 0;
@@ -286,6 +291,10 @@ fn every_module_uses_only_floors_below_its_own() {
         let Some(&floor) = floors.get(top) else {
             continue;
         };
+        assert!(
+            !binary.contains(top),
+            "`{top}` is declared by both lib.rs and main.rs"
+        );
         let depth = parts.len() - usize::from(parts.last().is_some_and(|p| p == "mod"));
         let source = std::fs::read_to_string(&path).expect("read a source file");
         checked += 1;
@@ -308,6 +317,65 @@ fn every_module_uses_only_floors_below_its_own() {
         "imports that do not point down (move the code, or list an exception with its \
          reason):\n{}",
         upward.join("\n")
+    );
+}
+
+/// The binary's modules (`main.rs` declares them) hold the command line: the library is
+/// theirs to use, but only through `verdict::`, as any other program would; `crate::`
+/// in them names the binary's own modules. Every file under `server/src` is the library's
+/// or the binary's.
+#[test]
+fn the_binary_stands_on_top_and_every_file_belongs_to_a_crate() {
+    let root = src();
+    let lib = library_modules(&std::fs::read_to_string(root.join("lib.rs")).expect("lib.rs"));
+    let main = std::fs::read_to_string(root.join("main.rs")).expect("read main.rs");
+    let binary = library_modules(&main);
+    assert!(
+        binary.contains("cli"),
+        "main.rs declares the command line's module, cli: {binary:?}"
+    );
+    let mut files = vec![];
+    rust_files(&root, &mut files);
+    let mut strays = vec![];
+    let mut reaching = vec![];
+    let mut commands = 0;
+    for path in files {
+        let rel = path.strip_prefix(&root).expect("under src");
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_owned())
+            .collect();
+        let top = parts[0].as_str();
+        let file = rel.to_string_lossy().replace('\\', "/");
+        if top == "lib" || lib.contains(top) {
+            continue;
+        }
+        if top != "main" && !binary.contains(top) {
+            strays.push(file);
+            continue;
+        }
+        commands += 1;
+        let source = std::fs::read_to_string(&path).expect("read a source file");
+        let depth = parts.len() - usize::from(parts.last().is_some_and(|p| p == "mod"));
+        for name in crate_names(&code_of(&source), depth) {
+            if !binary.contains(&name) {
+                reaching.push(format!("server/src/{file}: crate::{name}"));
+            }
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "files that neither lib.rs nor main.rs declares: {strays:?}"
+    );
+    assert!(
+        commands > 5,
+        "only {commands} files of the binary were read"
+    );
+    assert!(
+        reaching.is_empty(),
+        "the binary names the library as verdict::, never crate:: (a `mod` of a library \
+         file in main.rs would compile it twice):\n{}",
+        reaching.join("\n")
     );
 }
 

@@ -17,6 +17,7 @@ e2e! {
     email_voters_confirm_a_single_use_link_and_a_mailbox_votes_once,
     concurrent_casts_and_registrations_neither_mix_nor_double,
     registering_tells_the_asker_nothing_about_who_registered,
+    an_address_off_the_allowlist_is_answered_as_a_listed_one,
 }
 
 const CONFIGURE: &str = "mutation($e: String!, $mode: VotingMode!, $credits: Int!, $opens: DateTime!, \
@@ -397,14 +398,21 @@ async fn email_voters_confirm_a_single_use_link_and_a_mailbox_votes_once(app: Ap
     .await;
     assert_eq!(data(&r)["configureVoting"]["allowlistSize"], 3);
 
-    // An address off the list is refused, and nothing is mailed to it.
+    // An address off the list gets no link: the asker's answer is the same as for a
+    // listed one (see an_address_off_the_allowlist_is_answered_as_a_listed_one), and the
+    // mailbox alone is told it is not on the list.
     let stranger = format!("stranger-{}@example.org", unique());
     let r = app
         .gql_opt(None, REGISTER, json!({ "e": event, "email": stranger }))
         .await;
-    assert_code(&r, "FORBIDDEN");
-    let outbox = app.cli(&["mail", "list", "--all"]).await;
-    assert!(!outbox.stdout.contains(&stranger), "{}", outbox.stdout);
+    assert_eq!(r, json!({ "data": { "registerVoter": true } }));
+    let to_stranger = mail_to(&app, &stranger).await;
+    assert_eq!(to_stranger.len(), 1, "{to_stranger:?}");
+    assert!(
+        !to_stranger[0].contains("/vote?link="),
+        "{}",
+        to_stranger[0]
+    );
 
     // Another spelling of a listed mailbox registers; the answer never holds the link.
     let r = app
@@ -686,4 +694,90 @@ async fn registering_tells_the_asker_nothing_about_who_registered(app: App) {
     let token = operator_link(&app, &registered, "/vote?link=").await;
     let r = app.gql_opt(None, CONFIRM, json!({ "t": token })).await;
     assert!(str_at(data(&r), "/confirmVoter/key").starts_with("vk_"));
+}
+
+/// On an EMAIL_ALLOWLIST vote, asking for a link for an address off the list is answered
+/// exactly as for a listed one, to the byte, and throttled alike: the answer (and when it
+/// starts to be RATE_LIMITED) would otherwise tell anyone whether an address is on the
+/// organizers' list. The listed mailbox gets its link; the other gets a message saying it
+/// is not on the list, no link, and no voter row; the organizers' audit log records the
+/// refusal, under the mailbox's hash.
+async fn an_address_off_the_allowlist_is_answered_as_a_listed_one(app: App) {
+    let s = app.scenario().await;
+    let (org, event) = (&s.organizer_a, &s.event_a);
+    let tag = unique();
+    let listed = format!("listed{tag}@example.org");
+    let unlisted = format!("unlisted{tag}@example.org");
+    let r = configure(
+        &app,
+        org,
+        event,
+        "EMAIL_ALLOWLIST",
+        9,
+        Duration::hours(1),
+        Some(vec![listed.as_str()]),
+    )
+    .await;
+    assert_eq!(data(&r)["configureVoting"]["allowlistSize"], 1, "{r}");
+
+    // Three asks per mailbox and window (`LINKS_PER_ADDRESS`), then RATE_LIMITED: for
+    // both addresses, at the same count.
+    for ask in 1..=4 {
+        let about_listed = app
+            .gql_resp(None, REGISTER, json!({ "e": event, "email": listed }))
+            .await;
+        let about_unlisted = app
+            .gql_resp(None, REGISTER, json!({ "e": event, "email": unlisted }))
+            .await;
+        let (l, u) = (
+            about_listed.try_json().expect("JSON"),
+            about_unlisted.try_json().expect("JSON"),
+        );
+        if ask <= 3 {
+            assert_eq!(
+                (about_listed.status, &about_listed.text),
+                (about_unlisted.status, &about_unlisted.text),
+                "ask {ask}: the answer tells whether the address is on the list"
+            );
+            assert_eq!(u, json!({ "data": { "registerVoter": true } }), "ask {ask}");
+        } else {
+            assert_eq!(about_listed.status, about_unlisted.status, "ask {ask}");
+            assert_eq!(error_code(&l).as_deref(), Some("RATE_LIMITED"), "{l}");
+            assert_eq!(error_code(&u).as_deref(), Some("RATE_LIMITED"), "{u}");
+        }
+    }
+
+    // Only the mailboxes learn which they are.
+    let to_listed = mail_to(&app, &listed).await;
+    let to_unlisted = mail_to(&app, &unlisted).await;
+    assert_eq!(
+        (to_listed.len(), to_unlisted.len()),
+        (3, 3),
+        "{to_listed:?} {to_unlisted:?}"
+    );
+    assert!(to_listed.iter().all(|m| m.contains("/vote?link=vv_")));
+    for m in &to_unlisted {
+        assert!(!m.contains("/vote?link="), "{m}");
+        assert!(m.contains("not among them"), "{m}");
+    }
+
+    // One voter (the listed one); the organizers see each refusal, with no address in it.
+    let r = app
+        .ok(
+            Some(org),
+            "query($e: String!) { event(slug: $e) { voting { voters } } }",
+            json!({ "e": event }),
+        )
+        .await;
+    assert_eq!(r["event"]["voting"]["voters"], 1, "{r}");
+    let refused: Vec<Value> = crate::audit::audit_log(&app, org, event)
+        .await
+        .into_iter()
+        .filter(|n| n["action"] == "voter.registration_refused")
+        .collect();
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    for n in &refused {
+        assert_eq!(n["objectType"], "email", "{n}");
+        assert!(!n.to_string().contains(&unlisted), "{n}");
+    }
 }

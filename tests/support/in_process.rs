@@ -7,7 +7,7 @@ use serde_json::Value;
 use verdict::config::Limits;
 use verdict::crypto::signing::Signer25519;
 use verdict::db::Db;
-use verdict::domain::{Actor, accounts, import};
+use verdict::domain::{Actor, Write, accounts, import};
 use verdict::graphql::{Services, bus::Bus};
 
 /// The services `serve` builds on `db`, with `limits`, signing with `signer`.
@@ -32,11 +32,11 @@ pub fn services(db: &Db, limits: Limits, signer: Arc<Signer25519>) -> Services {
 
 /// `root@example.org`, made a site administrator in its own transaction.
 pub async fn site_admin(db: &Db) -> Actor {
-    let txn = db.write().await.expect("begin");
-    accounts::admin_create(&txn, "root@example.org")
+    let w = Write::begin(db, None).await.expect("begin");
+    accounts::admin_create(&w, "root@example.org")
         .await
         .expect("admin");
-    txn.commit().await.expect("commit");
+    w.commit().await.expect("commit");
     let user = verdict::domain::user_by_email(&db.conn, "root@example.org")
         .await
         .expect("read")
@@ -47,7 +47,7 @@ pub async fn site_admin(db: &Db) -> Actor {
 /// Imports `fixture` (verdict.event.v1) and commits.
 pub async fn import_committed(db: &Db, fixture: Value) {
     let f = import::parse(fixture).expect("fixture parses");
-    let txn = db.write().await.expect("begin");
-    import::import(&txn, "", &f).await.expect("import");
-    txn.commit().await.expect("commit");
+    let w = Write::begin(db, None).await.expect("begin");
+    import::import(&w, &f).await.expect("import");
+    w.commit().await.expect("commit");
 }

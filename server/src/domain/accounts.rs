@@ -1,20 +1,21 @@
-//! Accounts: sign-up, log-in with throttling, sessions, personal API tokens, site admins.
+//! Accounts: sign-up, log-in (throttled by [`super::throttle`]), sessions, personal API
+//! tokens, site admins.
 
 use chrono::Duration;
-use entity::{api_token, login_throttle, session, user};
+use entity::{api_token, session, user};
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait,
     DatabaseConnection, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, QuerySelect,
 };
 use serde_json::json;
 
-use super::{Actor, clock, validate};
-use crate::audit::{self, Entry};
+use super::throttle::{Buckets, forgive_attempt, take_attempt};
+use super::{Actor, Write, clock, validate};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, public_id, random_string, sha256_hex};
 use crate::error::{AppError, AppResult};
 
 pub const SESSION_DAYS: i64 = 30;
-pub const THROTTLE_WINDOW_SECS: i64 = 15 * 60;
 
 /// How a request proved who it is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -49,8 +50,8 @@ impl Credential {
 }
 
 /// Creates an account and its first session, and mails a link that confirms its address.
-pub async fn sign_up<C: ConnectionTrait>(
-    txn: &C,
+pub async fn sign_up(
+    w: &Write,
     email: &str,
     pass: &str,
     display_name: &str,
@@ -59,37 +60,61 @@ pub async fn sign_up<C: ConnectionTrait>(
     let email = validate::email("email", email)?;
     validate::password("password", pass)?;
     let display_name = validate::name("displayName", display_name, 100)?;
-    if super::user_by_email(txn, &email).await?.is_some() {
+    if super::user_by_email(w.txn(), &email).await?.is_some() {
         return Err(AppError::conflict(
             "an account with this email exists; log in instead",
         ));
     }
     let hash = password::hash(pass).map_err(AppError::Internal)?;
-    let u = user::ActiveModel {
-        public_id: Set(public_id("usr")),
-        email: Set(email),
-        display_name: Set(display_name),
-        password_hash: Set(Some(hash)),
-        is_site_admin: Set(false),
-        created_at: Set(clock(txn).await?),
-        email_confirmed_at: Set(None),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
-    super::recovery::send_confirmation(txn, &u, &u.email, links).await?;
-    let token = new_session(txn, u.id).await?;
-    audit::append(
-        txn,
-        Entry::new("user.signed_up", "user", &u.public_id).by(&u.public_id),
-    )
-    .await?;
+    let u = insert_user(w, email, display_name, hash, Standing::Unconfirmed).await?;
+    super::recovery::send_confirmation(w, &u, &u.email, links).await?;
+    let token = new_session(w, u.id).await?;
+    w.append(Entry::new("user.signed_up", "user", &u.public_id).by(&u.public_id))
+        .await?;
     Ok((u, token))
 }
 
-pub(crate) async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> AppResult<String> {
+/// What a new account is when it is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Signed up: the address is confirmed by the link mailed to it.
+    Unconfirmed,
+    /// Its address is known to work (an invitation link reached it).
+    Confirmed,
+    /// A site admin, whose address the operator (or whoever holds the setup link) vouches
+    /// for.
+    SiteAdmin,
+}
+
+/// Inserts a new account's row, created now, with a password hash: the one row sign-up,
+/// the setup link, `verdict admin create`, a redeemed invitation and the demo all make.
+pub async fn insert_user(
+    w: &Write,
+    email: String,
+    display_name: String,
+    password_hash: String,
+    standing: Standing,
+) -> AppResult<user::Model> {
+    let t = w.now();
+    Ok(user::ActiveModel {
+        public_id: Set(public_id("usr")),
+        email: Set(email),
+        display_name: Set(display_name),
+        password_hash: Set(Some(password_hash)),
+        is_site_admin: Set(standing == Standing::SiteAdmin),
+        created_at: Set(t),
+        email_confirmed_at: Set((standing != Standing::Unconfirmed).then_some(t)),
+        ..Default::default()
+    }
+    .insert(w.txn())
+    .await?)
+}
+
+/// A new session of `user_id`, from the write's now for [`SESSION_DAYS`]; returns its
+/// bearer token (only its hash is stored).
+pub(crate) async fn new_session(w: &Write, user_id: i64) -> AppResult<String> {
     let token = bearer_token("vs_");
-    let t = clock(txn).await?;
+    let t = w.now();
     session::ActiveModel {
         user_id: Set(user_id),
         token_hash: Set(sha256_hex(token.as_bytes())),
@@ -98,7 +123,7 @@ pub(crate) async fn new_session<C: ConnectionTrait>(txn: &C, user_id: i64) -> Ap
         revoked_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?;
     Ok(token)
 }
@@ -133,175 +158,7 @@ pub(super) async fn verify_password(pass: &str, stored: Option<String>) -> AppRe
         .map_err(|e| AppError::Internal(e.to_string()))
 }
 
-/// Log-in throttling, counted in the database so it holds across server processes.
-///
-/// Every attempt takes a slot BEFORE the password is checked, in one short write
-/// transaction, so concurrent guesses cannot outrun the count: at most `limit` passwords
-/// are ever checked per window for one bucket, however many arrive at once. Buckets, each
-/// over a fixed window of [`THROTTLE_WINDOW_SECS`]:
-///
-/// - `pair:{email}|{address}`: `limit` attempts (`--login-attempts`). A guesser at one
-///   address is stopped here, and only for this account and address: the owner elsewhere
-///   is not affected, so a guesser cannot lock the owner out.
-/// - `addr:{address}`: [`ADDRESS_FACTOR`] × `limit` attempts, across accounts: one address
-///   spraying many accounts.
-/// - `acct:{email}`: [`ACCOUNT_FACTOR`] × `limit` attempts from addresses the owner has not
-///   logged in from within [`KNOWN_ADDRESS_DAYS`] days: guessing one account from many
-///   addresses is slowed to that ceiling, while the owner, at an address they used before
-///   (marked `seen:{email}|{address}` on each successful log-in), still gets in.
-///
-/// An attempt refused by the pair bucket counts nowhere else. A successful log-in clears
-/// its pair bucket and gives its slot back to the address and account buckets.
-pub const ADDRESS_FACTOR: i32 = 5;
-/// See [`ADDRESS_FACTOR`].
-pub const ACCOUNT_FACTOR: i32 = 10;
-/// See [`ADDRESS_FACTOR`].
-pub const KNOWN_ADDRESS_DAYS: i64 = 90;
-
-pub(super) struct Buckets {
-    pair: String,
-    addr: String,
-    acct: String,
-    seen: String,
-}
-
-impl Buckets {
-    pub(super) fn new(email: &str, client: &str) -> Buckets {
-        Buckets {
-            pair: format!("pair:{email}|{client}"),
-            addr: format!("addr:{client}"),
-            acct: format!("acct:{email}"),
-            seen: format!("seen:{email}|{client}"),
-        }
-    }
-}
-
-/// Locks `bucket`'s row (creating it) and returns it with its window restarted if it
-/// expired.
-pub(super) async fn locked_bucket<C: ConnectionTrait>(
-    txn: &C,
-    bucket: &str,
-    t: chrono::DateTime<chrono::Utc>,
-) -> AppResult<login_throttle::Model> {
-    use sea_orm::sea_query::OnConflict;
-    login_throttle::Entity::insert(login_throttle::ActiveModel {
-        bucket: Set(bucket.to_owned()),
-        window_start: Set(t),
-        failures: Set(0),
-    })
-    .on_conflict(
-        OnConflict::column(login_throttle::Column::Bucket)
-            .do_nothing()
-            .to_owned(),
-    )
-    .exec_without_returning(txn)
-    .await?;
-    let mut row = login_throttle::Entity::find_by_id(bucket.to_owned())
-        .lock_exclusive()
-        .one(txn)
-        .await?
-        .ok_or_else(|| AppError::Internal(format!("throttle bucket {bucket} vanished")))?;
-    if (t - row.window_start).num_seconds() >= THROTTLE_WINDOW_SECS {
-        row.window_start = t;
-        row.failures = 0;
-    }
-    Ok(row)
-}
-
-pub(super) fn retry_after(
-    row: &login_throttle::Model,
-    t: chrono::DateTime<chrono::Utc>,
-) -> AppError {
-    let elapsed = (t - row.window_start).num_seconds();
-    AppError::RateLimited {
-        retry_after: (THROTTLE_WINDOW_SECS - elapsed).max(1) as u64,
-    }
-}
-
-pub(super) async fn save_bucket<C: ConnectionTrait>(
-    txn: &C,
-    row: login_throttle::Model,
-) -> AppResult<()> {
-    login_throttle::ActiveModel {
-        bucket: Set(row.bucket),
-        window_start: Set(row.window_start),
-        failures: Set(row.failures.max(0)),
-    }
-    .update(txn)
-    .await?;
-    Ok(())
-}
-
-/// Takes one slot of `bucket` inside `txn`, or refuses with RATE_LIMITED once `limit` are
-/// taken in its window. A refusal makes the caller's transaction roll back, so slots taken
-/// before it in the same transaction are given back.
-pub(super) async fn take_slot<C: ConnectionTrait>(
-    txn: &C,
-    bucket: &str,
-    limit: i32,
-    t: chrono::DateTime<chrono::Utc>,
-) -> AppResult<()> {
-    let mut row = locked_bucket(txn, bucket, t).await?;
-    if row.failures >= limit {
-        return Err(retry_after(&row, t));
-    }
-    row.failures += 1;
-    save_bucket(txn, row).await
-}
-
-/// Takes one attempt's slot in each bucket, or refuses with RATE_LIMITED. Committed before
-/// the password is checked: a refused or failed log-in writes only its count.
-pub(super) async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) -> AppResult<()> {
-    let txn = db.write().await?;
-    let t = clock(&txn).await?;
-    let mut pair = locked_bucket(&txn, &b.pair, t).await?;
-    if pair.failures >= limit {
-        return Err(retry_after(&pair, t));
-    }
-    let mut addr = locked_bucket(&txn, &b.addr, t).await?;
-    if addr.failures >= limit.saturating_mul(ADDRESS_FACTOR) {
-        return Err(retry_after(&addr, t));
-    }
-    let mut acct = locked_bucket(&txn, &b.acct, t).await?;
-    if acct.failures >= limit.saturating_mul(ACCOUNT_FACTOR) {
-        let known = login_throttle::Entity::find_by_id(b.seen.clone())
-            .one(&txn)
-            .await?
-            .is_some_and(|s| (t - s.window_start).num_days() < KNOWN_ADDRESS_DAYS);
-        if !known {
-            return Err(retry_after(&acct, t));
-        }
-    }
-    pair.failures += 1;
-    addr.failures += 1;
-    acct.failures += 1;
-    for row in [pair, addr, acct] {
-        save_bucket(&txn, row).await?;
-    }
-    txn.commit().await?;
-    Ok(())
-}
-
-/// After a successful log-in, inside its transaction: clear the pair bucket, give the slot
-/// back to the address and account buckets, and remember the address as the owner's.
-pub(super) async fn forgive_attempt<C: ConnectionTrait>(txn: &C, b: &Buckets) -> AppResult<()> {
-    let t = clock(txn).await?;
-    login_throttle::Entity::delete_by_id(b.pair.clone())
-        .exec(txn)
-        .await?;
-    for bucket in [&b.addr, &b.acct] {
-        let mut row = locked_bucket(txn, bucket, t).await?;
-        row.failures -= 1;
-        save_bucket(txn, row).await?;
-    }
-    let mut seen = locked_bucket(txn, &b.seen, t).await?;
-    seen.window_start = t;
-    seen.failures = 0;
-    save_bucket(txn, seen).await?;
-    Ok(())
-}
-
-/// Logs in, throttled as [`ADDRESS_FACTOR`] describes; an unknown email spends the same
+/// Logs in, throttled as [`super::throttle`] describes; an unknown email spends the same
 /// password verification as a known one.
 pub async fn log_in(
     db: &crate::db::Db,
@@ -319,32 +176,27 @@ pub async fn log_in(
     let Some(u) = found.filter(|_| ok) else {
         return Err(AppError::BadCredentials);
     };
-    let txn = db.write().await?;
-    forgive_attempt(&txn, &buckets).await?;
-    let token = new_session(&txn, u.id).await?;
-    audit::append(
-        &txn,
-        Entry::new("session.created", "user", &u.public_id).by(&u.public_id),
-    )
-    .await?;
-    txn.commit().await?;
+    let w = Write::begin(db, None).await?;
+    forgive_attempt(&w, &buckets).await?;
+    let token = new_session(&w, u.id).await?;
+    w.append(Entry::new("session.created", "user", &u.public_id).by(&u.public_id))
+        .await?;
+    w.commit().await?;
     Ok((u, token))
 }
 
 /// Revokes the session the request authenticated with.
-pub async fn log_out<C: ConnectionTrait>(txn: &C, actor: &Actor, session_id: i64) -> AppResult<()> {
+pub async fn log_out(w: &Write, session_id: i64) -> AppResult<()> {
+    let actor = w.actor()?;
     let s = session::Entity::find_by_id(session_id)
-        .one(txn)
+        .one(w.txn())
         .await?
         .ok_or(AppError::NotFound("session"))?;
     let mut am = s.into_active_model();
-    am.revoked_at = Set(Some(clock(txn).await?));
-    am.update(txn).await?;
-    audit::append(
-        txn,
-        Entry::new("session.revoked", "user", actor.public_id()).by(actor.public_id()),
-    )
-    .await?;
+    am.revoked_at = Set(Some(w.now()));
+    am.update(w.txn()).await?;
+    w.append(Entry::new("session.revoked", "user", actor.public_id()).by(actor.public_id()))
+        .await?;
     Ok(())
 }
 
@@ -354,6 +206,7 @@ pub async fn authenticate(
     raw: &str,
 ) -> AppResult<Option<(user::Model, Credential)>> {
     let hash = sha256_hex(raw.as_bytes());
+    // A read (its last-use note is bookkeeping, not a write of the rules): its own clock.
     let t = clock(db).await?;
     let found = if raw.starts_with("vt_") {
         let Some(tok) = api_token::Entity::find()
@@ -446,6 +299,7 @@ pub async fn live_credentials<C: ConnectionTrait>(
     db: &C,
     credentials: &[Credential],
 ) -> AppResult<std::collections::HashSet<Credential>> {
+    // A read, outside any write: its own reading of the clock.
     let now = clock(db).await?;
     let mut sessions = Vec::new();
     let mut tokens = Vec::new();
@@ -497,17 +351,18 @@ pub async fn live_credentials<C: ConnectionTrait>(
         .collect())
 }
 
-/// Mints a personal API token; the raw token is returned once and never stored. A `read`
-/// token may only query and subscribe; `expires_at` (in the future) ends it.
-pub async fn create_api_token<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
+/// Mints a personal API token of `owner` (the actor, or the user `verdict token mint`
+/// names); the raw token is returned once and never stored. A `read` token may only query
+/// and subscribe; `expires_at` (in the future) ends it.
+pub async fn create_api_token(
+    w: &Write,
+    owner: &Actor,
     label: &str,
     scope: api_token::TokenScope,
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> AppResult<(api_token::Model, String)> {
     let label = validate::name("label", label, 100)?;
-    let now = clock(txn).await?;
+    let now = w.now();
     if expires_at.is_some_and(|e| e <= now) {
         return Err(AppError::bad_input("expiresAt", "must be in the future"));
     }
@@ -516,7 +371,7 @@ pub async fn create_api_token<C: ConnectionTrait>(
         scope: Set(scope),
         expires_at: Set(expires_at),
         public_id: Set(public_id("tok")),
-        user_id: Set(actor.user.id),
+        user_id: Set(owner.user.id),
         label: Set(label.clone()),
         prefix: Set(raw[..10].to_owned()),
         token_hash: Set(sha256_hex(raw.as_bytes())),
@@ -525,12 +380,11 @@ pub async fn create_api_token<C: ConnectionTrait>(
         revoked_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("api_token.created", "api_token", &t.public_id)
-            .by(actor.public_id())
+            .by(owner.public_id())
             .with(json!({
                 "label": label,
                 "prefix": t.prefix,
@@ -542,11 +396,9 @@ pub async fn create_api_token<C: ConnectionTrait>(
     Ok((t, raw))
 }
 
-pub async fn revoke_api_token<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    id: &str,
-) -> AppResult<api_token::Model> {
+/// Revokes one of the actor's API tokens.
+pub async fn revoke_api_token(w: &Write, id: &str) -> AppResult<api_token::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let t = api_token::Entity::find()
         .filter(api_token::Column::PublicId.eq(id))
         .filter(api_token::Column::UserId.eq(actor.user.id))
@@ -557,13 +409,10 @@ pub async fn revoke_api_token<C: ConnectionTrait>(
         return Err(AppError::conflict("this token is already revoked"));
     }
     let mut am = t.into_active_model();
-    am.revoked_at = Set(Some(clock(txn).await?));
+    am.revoked_at = Set(Some(w.now()));
     let t = am.update(txn).await?;
-    audit::append(
-        txn,
-        Entry::new("api_token.revoked", "api_token", &t.public_id).by(actor.public_id()),
-    )
-    .await?;
+    w.append(Entry::new("api_token.revoked", "api_token", &t.public_id).by(actor.public_id()))
+        .await?;
     Ok(t)
 }
 
@@ -582,10 +431,8 @@ pub async fn api_tokens<C: ConnectionTrait>(
 /// reset-password`): sets a generated one-time password, returned once, ends the account's
 /// reset links and revokes every session of it (its API tokens stay, so scripts keep
 /// running). Makes nobody an admin; an unknown email is NOT_FOUND.
-pub async fn operator_reset_password<C: ConnectionTrait>(
-    txn: &C,
-    email: &str,
-) -> AppResult<String> {
+pub async fn operator_reset_password(w: &Write, email: &str) -> AppResult<String> {
+    let (txn, t) = (w.txn(), w.now());
     let email = validate::email("email", email)?;
     let u = super::user_by_email(txn, &email)
         .await?
@@ -595,11 +442,9 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
     let mut am = u.clone().into_active_model();
     am.password_hash = Set(Some(hash));
     am.update(txn).await?;
-    let t = clock(txn).await?;
     super::recovery::end_reset_links(txn, u.id, t).await?;
     let revoked = end_sessions(txn, u.id, None, t).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("user.password_reset_by_operator", "user", &u.public_id)
             .with(json!({ "sessions_revoked": revoked })),
     )
@@ -609,7 +454,8 @@ pub async fn operator_reset_password<C: ConnectionTrait>(
 
 /// Creates (or promotes) a site administrator and gives them a fresh generated password,
 /// returned once (an existing account's reset links end with its old password).
-pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult<String> {
+pub async fn admin_create(w: &Write, email: &str) -> AppResult<String> {
+    let txn = w.txn();
     let email = validate::email("email", email)?;
     let pass = random_string(20);
     let hash = password::hash(&pass).map_err(AppError::Internal)?;
@@ -619,46 +465,32 @@ pub async fn admin_create<C: ConnectionTrait>(txn: &C, email: &str) -> AppResult
             am.is_site_admin = Set(true);
             am.password_hash = Set(Some(hash));
             let u = am.update(txn).await?;
-            super::recovery::end_reset_links(txn, u.id, clock(txn).await?).await?;
+            super::recovery::end_reset_links(txn, u.id, w.now()).await?;
             u
         }
         None => {
             let display = email.split('@').next().unwrap_or("admin").to_owned();
-            user::ActiveModel {
-                public_id: Set(public_id("usr")),
-                email: Set(email),
-                display_name: Set(display),
-                password_hash: Set(Some(hash)),
-                is_site_admin: Set(true),
-                created_at: Set(clock(txn).await?),
-                // The operator vouches for the address.
-                email_confirmed_at: Set(Some(clock(txn).await?)),
-                ..Default::default()
-            }
-            .insert(txn)
-            .await?
+            // The operator vouches for the address.
+            insert_user(w, email, display, hash, Standing::SiteAdmin).await?
         }
     };
-    audit::append(
-        txn,
-        Entry::new("user.promoted_site_admin", "user", &u.public_id),
-    )
-    .await?;
+    w.append(Entry::new("user.promoted_site_admin", "user", &u.public_id))
+        .await?;
     Ok(pass)
 }
 
 /// `verdict token mint`: a personal API token for an existing user.
-pub async fn mint_token<C: ConnectionTrait>(
-    txn: &C,
+pub async fn mint_token(
+    w: &Write,
     email: &str,
     label: &str,
     scope: api_token::TokenScope,
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
 ) -> AppResult<String> {
     let email = validate::email("email", email)?;
-    let u = super::user_by_email(txn, &email)
+    let u = super::user_by_email(w.txn(), &email)
         .await?
         .ok_or(AppError::NotFound("user"))?;
-    let (_, raw) = create_api_token(txn, &Actor { user: u }, label, scope, expires_at).await?;
+    let (_, raw) = create_api_token(w, &Actor { user: u }, label, scope, expires_at).await?;
     Ok(raw)
 }

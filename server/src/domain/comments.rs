@@ -11,7 +11,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
 
-use super::accounts::take_slot;
+use super::throttle::take_slot;
 use super::{Access, Write, find_project, validate};
 use crate::audit::Entry;
 use crate::crypto::{public_id, sha256_hex};
@@ -22,7 +22,7 @@ pub const BODY_MAX: usize = 2_000;
 /// The longest reason for hiding a comment, in characters.
 pub const REASON_MAX: usize = 500;
 /// Comments one author may post per throttle window
-/// ([`super::accounts::THROTTLE_WINDOW_SECS`], 15 minutes), across every project: enough
+/// ([`super::throttle::THROTTLE_WINDOW_SECS`], 15 minutes), across every project: enough
 /// for a conversation, too few to flood a thread. Counted in the database inside the
 /// posting transaction, so it holds across concurrent requests and server processes.
 pub const COMMENTS_PER_WINDOW: i32 = 10;

@@ -33,11 +33,11 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use entity::{event, membership, project, team, team_member, track, user};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::import::{self, Fixture, FxEvent, FxPerson, FxProject, FxTeam, FxTrack, ImportCounts};
 use super::write::{Organizer, Write};
-use super::{Role, clock, tables, validate};
+use super::{Role, tables, validate};
 use crate::error::{AppError, AppResult};
 
 /// The most rows one import reads.
@@ -395,24 +395,19 @@ impl Report {
 /// [`parse`] leaves out.
 pub async fn import_devpost(
     w: &Write,
-    org: Organizer<'_>,
+    _: Organizer<'_>,
     e: &event::Model,
     text: &str,
 ) -> AppResult<Report> {
-    import_as(w.txn(), org.actor().public_id(), e, text).await
+    import_as(w, e, text).await
 }
 
-/// [`import_devpost`] without the organizer check, audited as `actor` (the command line
-/// passes "", as for `verdict import`).
-pub async fn import_as<C: ConnectionTrait>(
-    txn: &C,
-    actor: &str,
-    e: &event::Model,
-    text: &str,
-) -> AppResult<Report> {
+/// [`import_devpost`] without the organizer check, audited as the write's actor (none
+/// from the command line, as for `verdict import`).
+pub async fn import_as(w: &Write, e: &event::Model, text: &str) -> AppResult<Report> {
+    let (txn, now) = (w.txn(), w.now());
     let parsed = parse(text)?;
     let mut problems = parsed.problems;
-    let now = clock(txn).await?;
 
     let projects = project::Entity::find()
         .filter(project::Column::EventId.eq(e.id))
@@ -532,7 +527,7 @@ pub async fn import_as<C: ConnectionTrait>(
         fixture.tracks.clear();
     }
     import::check(&fixture)?;
-    let counts = import::import(txn, actor, &fixture).await?.1;
+    let counts = import::import(w, &fixture).await?.1;
     Ok(Report {
         counts,
         rows: report_rows,

@@ -62,7 +62,7 @@ use sea_orm::sea_query::{Expr, LikeExpr};
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{Value, json};
 
-use super::{Actor, validate};
+use super::{Actor, Write, validate};
 use crate::audit::{self, Entry, redact};
 use crate::error::{AppError, AppResult};
 
@@ -84,12 +84,8 @@ pub struct Erased {
 }
 
 /// `eraseAccount`: see the module doc.
-pub async fn erase_account<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    email: &str,
-    confirm: &str,
-) -> AppResult<Erased> {
+pub async fn erase_account(w: &Write, email: &str, confirm: &str) -> AppResult<Erased> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let email = confirmed(actor, email, confirm)?;
     // Every write appends, so holding the head keeps the rows read below as they are
     // until the erasure commits.
@@ -205,8 +201,7 @@ pub async fn erase_account<C: ConnectionTrait>(
         .exec(txn)
         .await?;
 
-    audit::append(
-        txn,
+    w.append(
         Entry::new(redact::ERASED_ACTION, "user", &u.public_id)
             .by(actor.public_id())
             .with(erasure_entry(
@@ -239,12 +234,8 @@ pub async fn erase_account<C: ConnectionTrait>(
 /// redacted rows. Returns how many records named the address. Refused with nothing
 /// written: as [`erase_account`], CONFLICT when an account has the address (erase the
 /// account: its erasure covers the same), NOT_FOUND when nothing names it.
-pub async fn erase_address<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    email: &str,
-    confirm: &str,
-) -> AppResult<u64> {
+pub async fn erase_address(w: &Write, email: &str, confirm: &str) -> AppResult<u64> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let email = confirmed(actor, email, confirm)?;
     audit::lock_head(txn).await?;
     if super::user_by_email(txn, &email).await?.is_some() {
@@ -261,8 +252,7 @@ pub async fn erase_address<C: ConnectionTrait>(
         // Every statement above changed nothing: there is nothing to roll back.
         return Err(AppError::NotFound("record naming this address"));
     }
-    audit::append(
-        txn,
+    w.append(
         Entry::new(
             redact::ERASED_ACTION,
             "address",

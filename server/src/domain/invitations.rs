@@ -17,8 +17,8 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::take_slot;
 use super::outbox::{self, Links};
+use super::throttle::take_slot;
 use super::{Organizer, Role, Write, validate};
 use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, public_id, sha256_hex};
@@ -29,7 +29,7 @@ pub const INVITATION_DAYS: i64 = 14;
 /// The most addresses one `inviteToEvent` takes.
 pub const MAX_INVITES: usize = 500;
 /// Invitation mails one address receives per throttle window
-/// ([`super::accounts::THROTTLE_WINDOW_SECS`]), from every event and sender together:
+/// ([`super::throttle::THROTTLE_WINDOW_SECS`]), from every event and sender together:
 /// beyond it RATE_LIMITED, so a link resent in a loop cannot flood someone's inbox.
 pub const MAILS_PER_ADDRESS: i32 = 5;
 /// Invitation mails one event sends per throttle window: a large import's invitations
@@ -135,7 +135,7 @@ async fn issue(
         expires,
         &links.invitation(&token),
     );
-    outbox::enqueue(txn, message, Some(e.id), Some(inv.id)).await?;
+    outbox::enqueue(w, message, Some(e.id), Some(inv.id)).await?;
     Ok((inv, token))
 }
 
@@ -471,19 +471,10 @@ pub async fn redeem(
                         Some(n) => validate::name("displayName", n, 100)?,
                         None => inv.email.split('@').next().unwrap_or("guest").to_owned(),
                     };
-                    user::ActiveModel {
-                        public_id: Set(public_id("usr")),
-                        email: Set(inv.email.clone()),
-                        display_name: Set(name),
-                        password_hash: Set(Some(hash)),
-                        is_site_admin: Set(false),
-                        created_at: Set(t),
-                        // The link reached this address.
-                        email_confirmed_at: Set(Some(t)),
-                        ..Default::default()
-                    }
-                    .insert(txn)
-                    .await?
+                    // The link reached this address.
+                    let confirmed = super::accounts::Standing::Confirmed;
+                    super::accounts::insert_user(w, inv.email.clone(), name, hash, confirmed)
+                        .await?
                 }
             }
         }
@@ -528,7 +519,7 @@ pub async fn redeem(
             .with(json!({ "role": inv.role.to_value(), "user": u.public_id })),
     )
     .await?;
-    let token = super::accounts::new_session(txn, u.id).await?;
+    let token = super::accounts::new_session(w, u.id).await?;
     Ok(Redeemed {
         token,
         user: u,

@@ -82,6 +82,7 @@ async fn live_event<C: ConnectionTrait>(db: &C, id: i64) -> AppResult<Option<eve
 
 /// What the link of `kind` with `token` is now. NOT_FOUND when no such link exists.
 pub async fn read<C: ConnectionTrait>(db: &C, kind: LinkKind, token: &str) -> AppResult<LinkInfo> {
+    // A read, part of no write: the link's state at this request's own reading of the clock.
     let now = clock(db).await?;
     let hash = sha256_hex(token.trim().as_bytes());
     let mut info = LinkInfo {

@@ -40,6 +40,7 @@ pub mod results;
 pub mod setup;
 pub mod tables;
 pub mod teams;
+pub mod throttle;
 pub mod tracks;
 pub mod validate;
 pub mod voting;
@@ -48,10 +49,10 @@ pub mod write;
 
 pub use write::{Organizer, Write};
 
-/// Now, by the database's clock, read in `db`. A mutation reads it once, as
-/// [`Write::now`]; this is for the writes that have no [`Write`] (imports, the demo, the
-/// workers) and for reads. See [`crate::db::now`] for
-/// why the database's clock and what it reads on each backend.
+/// Now, by the database's clock, read in `db`. Every write reads it once, as
+/// [`Write::now`], and passes that on; this is for reads that are part of no write (the
+/// state of a link, whether a credential is still live). See [`crate::db::now`] for why
+/// the database's clock and what it reads on each backend.
 pub async fn clock<C: ConnectionTrait>(db: &C) -> AppResult<DateTime<Utc>> {
     Ok(crate::db::now(db).await?)
 }

@@ -11,7 +11,7 @@ use sea_orm::{
     QueryOrder,
 };
 
-use super::clock;
+use super::Write;
 use crate::crypto::public_id;
 use crate::error::AppResult;
 use crate::html::escape_html;
@@ -56,6 +56,7 @@ const EMAIL_CHANGED: &str = include_str!("../../templates/mail/email_changed.txt
 const VOTE_LINK: &str = include_str!("../../templates/mail/vote_link.txt");
 const VOTE_ALREADY_REGISTERED: &str =
     include_str!("../../templates/mail/vote_already_registered.txt");
+const VOTE_NOT_LISTED: &str = include_str!("../../templates/mail/vote_not_listed.txt");
 
 /// A message ready for the outbox.
 pub struct Message {
@@ -196,14 +197,29 @@ pub fn vote_already_registered(to: &str, event_name: &str, by_account: bool) -> 
     }
 }
 
-/// Writes `m` to the outbox in the caller's transaction; the worker sends it after commit.
-pub async fn enqueue<C: ConnectionTrait>(
-    txn: &C,
+/// The answer to a voting-link request for a mailbox that is not on the allowlist of the
+/// vote in `event_name`: told to the mailbox, never to the asker (who gets the same answer
+/// as for a listed address).
+pub fn vote_not_listed(to: &str, event_name: &str) -> Message {
+    let text = fill(VOTE_NOT_LISTED, &[("event", event_name)]);
+    Message {
+        kind: Kind::EmailConfirmation,
+        to: to.to_owned(),
+        subject: format!("This address is not on the list of voters of {event_name}"),
+        html: html_of(&text, ""),
+        text,
+    }
+}
+
+/// Writes `m` to the outbox in the write's transaction, stamped with its now; the worker
+/// sends it after commit.
+pub async fn enqueue(
+    w: &Write,
     m: Message,
     event_id: Option<i64>,
     invitation_id: Option<i64>,
 ) -> AppResult<outbox_message::Model> {
-    let t = clock(txn).await?;
+    let t = w.now();
     Ok(outbox_message::ActiveModel {
         public_id: Set(public_id("msg")),
         kind: Set(m.kind),
@@ -221,7 +237,7 @@ pub async fn enqueue<C: ConnectionTrait>(
         sent_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?)
 }
 

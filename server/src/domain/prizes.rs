@@ -361,6 +361,7 @@ mod tests {
             description: String::new(),
             position,
             winner_project_id: None,
+            // A test's row: the planner never reads when a prize was made.
             created_at: Utc::now(),
         }
     }

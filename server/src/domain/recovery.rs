@@ -1,7 +1,7 @@
 //! Recovering and changing an account: password reset, confirming an address (the
 //! account's own after sign-up, or a new one), and the owner's changes of password, email
-//! and name. Sign-up, log-in, sessions and API tokens are in [`super::accounts`], whose
-//! log-in throttle these flows share.
+//! and name. Sign-up, log-in, sessions and API tokens are in [`super::accounts`]; these
+//! flows share the log-in's throttle ([`super::throttle`]).
 
 use chrono::Duration;
 use entity::{api_token, email_confirmation, password_reset, user};
@@ -11,11 +11,10 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::{
-    Buckets, end_sessions, forgive_attempt, new_session, take_attempt, take_slot, verify_password,
-};
-use super::{Actor, clock, validate};
-use crate::audit::{self, Entry};
+use super::accounts::{end_sessions, new_session, verify_password};
+use super::throttle::{Buckets, forgive_attempt, take_attempt, take_slot};
+use super::{Actor, Write, validate};
+use crate::audit::Entry;
 use crate::crypto::{bearer_token, password, sha256_hex};
 use crate::error::{AppError, AppResult};
 
@@ -43,23 +42,25 @@ pub async fn request_password_reset(
     let started = tokio::time::Instant::now();
     let email = validate::email("email", email)?;
     {
-        let txn = db.write().await?;
-        let t = clock(&txn).await?;
-        take_slot(&txn, &format!("reset:{email}"), RESET_REQUESTS, t).await?;
+        // The count is its own write, committed before anything is looked up, and not
+        // audited (bookkeeping).
+        let w = Write::begin(db, None).await?;
+        let (txn, t) = (w.txn(), w.now());
+        take_slot(txn, &format!("reset:{email}"), RESET_REQUESTS, t).await?;
         take_slot(
-            &txn,
+            txn,
             &format!("resetaddr:{client}"),
             RESET_REQUESTS * RESET_ADDRESS_FACTOR,
             t,
         )
         .await?;
-        txn.commit().await?;
+        w.commit().await?;
     }
-    let txn = db.write().await?;
-    let entry = match super::user_by_email(&txn, &email).await? {
+    let w = Write::begin(db, None).await?;
+    let entry = match super::user_by_email(w.txn(), &email).await? {
         Some(u) => {
             let token = bearer_token("vr_");
-            let t = clock(&txn).await?;
+            let t = w.now();
             password_reset::ActiveModel {
                 user_id: Set(u.id),
                 token_hash: Set(sha256_hex(token.as_bytes())),
@@ -68,10 +69,10 @@ pub async fn request_password_reset(
                 used_at: Set(None),
                 ..Default::default()
             }
-            .insert(&txn)
+            .insert(w.txn())
             .await?;
             let message = super::outbox::password_reset(&email, &links.reset(&token));
-            super::outbox::enqueue(&txn, message, None, None).await?;
+            super::outbox::enqueue(&w, message, None, None).await?;
             Entry::new("password_reset.requested", "user", &u.public_id)
         }
         // Nothing to send; the entry names the address only by its hash.
@@ -81,8 +82,8 @@ pub async fn request_password_reset(
             &sha256_hex(email.as_bytes()),
         ),
     };
-    audit::append(&txn, entry).await?;
-    txn.commit().await?;
+    w.append(entry).await?;
+    w.commit().await?;
     tokio::time::sleep_until(started + std::time::Duration::from_millis(RESET_ANSWER_MS)).await;
     Ok(())
 }
@@ -116,18 +117,18 @@ pub(super) async fn end_reset_links<C: ConnectionTrait>(
 /// `resetPassword`: sets the password of the link's account, ends every other reset link
 /// of it, revokes every session and API token it has, and signs in with a new session. An
 /// unknown link is NOT_FOUND, a used or ended one CONFLICT, an expired one WINDOW_CLOSED.
-pub async fn reset_password<C: ConnectionTrait>(
-    txn: &C,
+pub async fn reset_password(
+    w: &Write,
     token: &str,
     new_password: &str,
 ) -> AppResult<(user::Model, String)> {
+    let (txn, t) = (w.txn(), w.now());
     let hash = sha256_hex(token.trim().as_bytes());
     let reset = password_reset::Entity::find()
         .filter(password_reset::Column::TokenHash.eq(&hash))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("password reset link"))?;
-    let t = clock(txn).await?;
     if reset.used_at.is_some() {
         return Err(AppError::conflict(LINK_ENDED));
     }
@@ -177,9 +178,8 @@ pub async fn reset_password<C: ConnectionTrait>(
         .filter(api_token::Column::RevokedAt.is_null())
         .exec(txn)
         .await?;
-    let token = new_session(txn, u.id).await?;
-    audit::append(
-        txn,
+    let token = new_session(w, u.id).await?;
+    w.append(
         Entry::new("user.password_reset", "user", &u.public_id)
             .by(&u.public_id)
             .with(json!({
@@ -196,14 +196,14 @@ pub const CONFIRM_HOURS: i64 = 48;
 
 /// Writes a confirmation link for `email` (the account's own, or the one it changes to)
 /// and its message to the outbox.
-pub(super) async fn send_confirmation<C: ConnectionTrait>(
-    txn: &C,
+pub(super) async fn send_confirmation(
+    w: &Write,
     u: &user::Model,
     email: &str,
     links: &super::outbox::Links,
 ) -> AppResult<()> {
     let token = bearer_token("vc_");
-    let t = clock(txn).await?;
+    let t = w.now();
     email_confirmation::ActiveModel {
         user_id: Set(u.id),
         email: Set(email.to_owned()),
@@ -213,10 +213,10 @@ pub(super) async fn send_confirmation<C: ConnectionTrait>(
         used_at: Set(None),
         ..Default::default()
     }
-    .insert(txn)
+    .insert(w.txn())
     .await?;
     let message = super::outbox::email_confirmation(email, &links.confirm(&token));
-    super::outbox::enqueue(txn, message, None, None).await?;
+    super::outbox::enqueue(w, message, None, None).await?;
     Ok(())
 }
 
@@ -224,14 +224,14 @@ pub(super) async fn send_confirmation<C: ConnectionTrait>(
 /// the account's address becomes the new one (CONFLICT if another account took it
 /// meanwhile) and the old address is told. An unknown link is NOT_FOUND, a used one
 /// CONFLICT, an expired one WINDOW_CLOSED.
-pub async fn confirm_email<C: ConnectionTrait>(txn: &C, token: &str) -> AppResult<user::Model> {
+pub async fn confirm_email(w: &Write, token: &str) -> AppResult<user::Model> {
+    let (txn, t) = (w.txn(), w.now());
     let hash = sha256_hex(token.trim().as_bytes());
     let c = email_confirmation::Entity::find()
         .filter(email_confirmation::Column::TokenHash.eq(&hash))
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("confirmation link"))?;
-    let t = clock(txn).await?;
     if c.used_at.is_some() {
         return Err(AppError::conflict(
             "this confirmation link was already used",
@@ -272,16 +272,9 @@ pub async fn confirm_email<C: ConnectionTrait>(txn: &C, token: &str) -> AppResul
     am.email_confirmed_at = Set(Some(t));
     let u = am.update(txn).await?;
     if changing {
-        super::outbox::enqueue(
-            txn,
-            super::outbox::email_changed(&old, &u.email),
-            None,
-            None,
-        )
-        .await?;
+        super::outbox::enqueue(w, super::outbox::email_changed(&old, &u.email), None, None).await?;
     }
-    audit::append(
-        txn,
+    w.append(
         Entry::new(
             if changing {
                 "user.email_changed"
@@ -304,24 +297,20 @@ pub async fn resend_confirmation(
     actor: &Actor,
     links: &super::outbox::Links,
 ) -> AppResult<()> {
-    let txn = db.write().await?;
+    let w = Write::begin(db, Some(actor.clone())).await?;
     let u = user::Entity::find_by_id(actor.user.id)
-        .one(&txn)
+        .one(w.txn())
         .await?
         .ok_or(AppError::NotFound("account"))?;
     if u.email_confirmed_at.is_some() {
         return Err(AppError::conflict("your address is already confirmed"));
     }
-    let t = clock(&txn).await?;
-    take_slot(&txn, &format!("confirm:{}", u.id), RESET_REQUESTS, t).await?;
-    send_confirmation(&txn, &u, &u.email, links).await?;
-    audit::append(
-        &txn,
-        Entry::new("user.confirmation_sent", "user", &u.public_id).by(&u.public_id),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(())
+    let t = w.now();
+    take_slot(w.txn(), &format!("confirm:{}", u.id), RESET_REQUESTS, t).await?;
+    send_confirmation(&w, &u, &u.email, links).await?;
+    w.append(Entry::new("user.confirmation_sent", "user", &u.public_id).by(&u.public_id))
+        .await?;
+    w.commit().await
 }
 
 /// Checks the caller's current password, throttled as a log-in is (so a stolen session
@@ -363,36 +352,32 @@ pub async fn change_password(
     let buckets =
         check_current_password(db, actor, current, client, limit, "currentPassword").await?;
     let hash = password::hash(new_password).map_err(AppError::Internal)?;
-    let txn = db.write().await?;
-    forgive_attempt(&txn, &buckets).await?;
-    let t = clock(&txn).await?;
+    let w = Write::begin(db, Some(actor.clone())).await?;
+    forgive_attempt(&w, &buckets).await?;
+    let (txn, t) = (w.txn(), w.now());
     user::Entity::update_many()
         .col_expr(
             user::Column::PasswordHash,
             sea_orm::sea_query::Expr::value(hash),
         )
         .filter(user::Column::Id.eq(actor.user.id))
-        .exec(&txn)
+        .exec(txn)
         .await?;
-    end_reset_links(&txn, actor.user.id, t).await?;
-    let revoked = end_sessions(&txn, actor.user.id, keep, t).await?;
-    audit::append(
-        &txn,
+    end_reset_links(txn, actor.user.id, t).await?;
+    let revoked = end_sessions(txn, actor.user.id, keep, t).await?;
+    w.append(
         Entry::new("user.password_changed", "user", actor.public_id())
             .by(actor.public_id())
             .with(json!({ "sessions_revoked": revoked })),
     )
     .await?;
-    txn.commit().await?;
+    w.commit().await?;
     Ok(revoked)
 }
 
 /// `updateProfile`: the caller's display name.
-pub async fn update_profile<C: ConnectionTrait>(
-    txn: &C,
-    actor: &Actor,
-    display_name: &str,
-) -> AppResult<user::Model> {
+pub async fn update_profile(w: &Write, display_name: &str) -> AppResult<user::Model> {
+    let (txn, actor) = (w.txn(), w.actor()?);
     let name = validate::name("displayName", display_name, 100)?;
     let u = user::Entity::find_by_id(actor.user.id)
         .one(txn)
@@ -401,8 +386,7 @@ pub async fn update_profile<C: ConnectionTrait>(
     let mut am = u.into_active_model();
     am.display_name = Set(name.clone());
     let u = am.update(txn).await?;
-    audit::append(
-        txn,
+    w.append(
         Entry::new("user.profile_updated", "user", &u.public_id)
             .by(&u.public_id)
             .with(json!({ "display_name": name })),
@@ -429,17 +413,15 @@ pub async fn change_email(
     }
     let buckets =
         check_current_password(db, actor, current, client, limit, "currentPassword").await?;
-    let txn = db.write().await?;
-    forgive_attempt(&txn, &buckets).await?;
-    if super::user_by_email(&txn, &email).await?.is_some() {
+    let w = Write::begin(db, Some(actor.clone())).await?;
+    forgive_attempt(&w, &buckets).await?;
+    if super::user_by_email(w.txn(), &email).await?.is_some() {
         return Err(AppError::conflict("another account has this address"));
     }
-    send_confirmation(&txn, &actor.user, &email, links).await?;
-    audit::append(
-        &txn,
+    send_confirmation(&w, &actor.user, &email, links).await?;
+    w.append(
         Entry::new("user.email_change_requested", "user", actor.public_id()).by(actor.public_id()),
     )
     .await?;
-    txn.commit().await?;
-    Ok(())
+    w.commit().await
 }

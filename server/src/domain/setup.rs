@@ -15,12 +15,12 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::new_session;
+use super::accounts::{Standing, insert_user, new_session};
 use super::links::LinkState;
 use super::write::Write;
 use super::{clock, validate};
 use crate::audit::Entry;
-use crate::crypto::{bearer_token, password, public_id, sha256_hex};
+use crate::crypto::{bearer_token, password, sha256_hex};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 
@@ -39,13 +39,14 @@ async fn has_users<C: ConnectionTrait>(db: &C) -> AppResult<bool> {
 /// At start-up: when no account exists, replaces any earlier setup link with a fresh one
 /// and returns its token (to print once, with its expiry); `None` once anyone has an account.
 pub async fn issue_if_empty(db: &Db) -> AppResult<Option<(String, DateTime<Utc>)>> {
-    let txn = db.write().await?;
-    if has_users(&txn).await? {
+    // A write with no audit entry: issuing is bookkeeping (see the module doc).
+    let w = Write::begin(db, None).await?;
+    let (txn, t) = (w.txn(), w.now());
+    if has_users(txn).await? {
         return Ok(None);
     }
-    setup_link::Entity::delete_many().exec(&txn).await?;
+    setup_link::Entity::delete_many().exec(txn).await?;
     let token = bearer_token("vsu_");
-    let t = clock(&txn).await?;
     let expires = t + Duration::hours(SETUP_HOURS);
     setup_link::ActiveModel {
         token_hash: Set(sha256_hex(token.as_bytes())),
@@ -54,9 +55,9 @@ pub async fn issue_if_empty(db: &Db) -> AppResult<Option<(String, DateTime<Utc>)
         used_at: Set(None),
         ..Default::default()
     }
-    .insert(&txn)
+    .insert(txn)
     .await?;
-    txn.commit().await?;
+    w.commit().await?;
     Ok(Some((token, expires)))
 }
 
@@ -70,13 +71,24 @@ async fn find<C: ConnectionTrait>(db: &C, token: &str) -> AppResult<setup_link::
 }
 
 /// What a setup link is now, without using it: USED once used, REVOKED once some account
-/// exists by other means, EXPIRED after its time, else VALID. Reads only.
+/// exists by other means, EXPIRED after its time, else VALID. Reads only (its own reading
+/// of the clock; [`set_up_site`] judges the link at its write's now instead).
 pub async fn state<C: ConnectionTrait>(
     db: &C,
     token: &str,
 ) -> AppResult<(LinkState, setup_link::Model)> {
-    let row = find(db, token).await?;
+    // A read, part of no write: its own reading of the clock.
     let now = clock(db).await?;
+    state_at(db, token, now).await
+}
+
+/// [`state`] at `now`.
+async fn state_at<C: ConnectionTrait>(
+    db: &C,
+    token: &str,
+    now: DateTime<Utc>,
+) -> AppResult<(LinkState, setup_link::Model)> {
+    let row = find(db, token).await?;
     let state = if row.used_at.is_some() {
         LinkState::Used
     } else if has_users(db).await? {
@@ -99,8 +111,8 @@ pub async fn set_up_site(
     pass: &str,
     display_name: &str,
 ) -> AppResult<(user::Model, String)> {
-    let txn = w.txn();
-    let (state, row) = state(txn, token).await?;
+    let (txn, t) = (w.txn(), w.now());
+    let (state, row) = state_at(txn, token, t).await?;
     match state {
         LinkState::Valid => {}
         LinkState::Used => {
@@ -122,7 +134,6 @@ pub async fn set_up_site(
     let email = validate::email("email", email)?;
     validate::password("password", pass)?;
     let display_name = validate::name("displayName", display_name, 100)?;
-    let t = w.now();
     // The conditional update makes the link single-use, however many requests race.
     let claimed = setup_link::Entity::update_many()
         .col_expr(
@@ -139,20 +150,9 @@ pub async fn set_up_site(
         ));
     }
     let hash = password::hash(pass).map_err(AppError::Internal)?;
-    let u = user::ActiveModel {
-        public_id: Set(public_id("usr")),
-        email: Set(email),
-        display_name: Set(display_name),
-        password_hash: Set(Some(hash)),
-        is_site_admin: Set(true),
-        created_at: Set(t),
-        // Whoever holds the link runs the deployment: they vouch for their own address.
-        email_confirmed_at: Set(Some(t)),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
-    let session = new_session(txn, u.id).await?;
+    // Whoever holds the link runs the deployment: they vouch for their own address.
+    let u = insert_user(w, email, display_name, hash, Standing::SiteAdmin).await?;
+    let session = new_session(w, u.id).await?;
     w.append(
         Entry::new("site.set_up", "user", &u.public_id)
             .by(&u.public_id)

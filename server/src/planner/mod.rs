@@ -93,7 +93,7 @@
 //!   bridges (the union–find is `calibrate::dsu`, shared with calibration).
 //! - `fill.rs`: phases 1–3 (level fill, augmenting paths, load balancing).
 //! - `spread.rs`: phase 4. `connect.rs`: phase 5. `report.rs`: phase 6.
-//! - `tests.rs`: invariants against independent references (max-flow, components).
+//! - `tests/`: invariants against independent references (max-flow, components).
 
 mod connect;
 mod fill;

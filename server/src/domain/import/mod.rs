@@ -25,9 +25,9 @@ use sea_orm::{
 use serde_json::json;
 
 use super::{
-    Role, clock, events::insert_membership, judges, judging, teams::insert_member, validate,
+    Role, Write, events::insert_membership, judges, judging, teams::insert_member, validate,
 };
-use crate::audit::{self, Entry};
+use crate::audit::Entry;
 use crate::crypto::{public_id, random_string};
 use crate::error::AppResult;
 use check::row_err;
@@ -78,14 +78,13 @@ pub fn check(f: &Fixture) -> AppResult<()> {
     check::check(f)
 }
 
-/// Writes the fixture inside `txn` and appends one `event.imported` audit entry.
-pub async fn import<C: ConnectionTrait>(
-    txn: &C,
-    actor: &str,
-    f: &Fixture,
-) -> AppResult<(event::Model, ImportCounts)> {
+/// Writes the fixture in the write `w` and appends its one `event.imported` audit entry,
+/// by the write's actor (none from the command line). Every row is stamped with the
+/// write's now.
+pub async fn import(w: &Write, f: &Fixture) -> AppResult<(event::Model, ImportCounts)> {
+    let (txn, t0) = (w.txn(), w.now());
+    let actor = w.caller().map_or("", |a| a.public_id());
     let mut n = ImportCounts::default();
-    let t0 = clock(txn).await?;
     let fe = &f.event;
     let ev = match event::Entity::find()
         .filter(event::Column::ExternalId.eq(&fe.external_id))
@@ -353,10 +352,9 @@ pub async fn import<C: ConnectionTrait>(
         .await?;
     }
 
-    import_judging(txn, &ev, f, &mut n).await?;
+    import_judging(txn, &ev, f, &mut n, t0).await?;
 
-    audit::append(
-        txn,
+    w.append(
         Entry::new("event.imported", "event", &ev.public_id)
             .by(actor)
             .in_event(&ev.external_id)
@@ -373,6 +371,7 @@ async fn import_judging<C: ConnectionTrait>(
     ev: &event::Model,
     f: &Fixture,
     n: &mut ImportCounts,
+    t0: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<()> {
     let rubric = judges::rubric(txn, ev.id).await?;
     for c in &f.criteria {
@@ -417,7 +416,6 @@ async fn import_judging<C: ConnectionTrait>(
         .into_iter()
         .map(|a| (a.judge_id, a.project_id))
         .collect();
-    let t0 = clock(txn).await?;
     for (i, rv) in f.reviews.iter().enumerate() {
         let row = format!("review #{} ({} on {})", i + 1, rv.judge, rv.project);
         let judge = judges

@@ -63,7 +63,7 @@ impl AccountMutation {
     ) -> async_graphql::Result<Session> {
         let w = begin(ctx).await?;
         let links = &ctx.services().links;
-        let (user, token) = accounts::sign_up(w.txn(), &email, &password, &display_name, links)
+        let (user, token) = accounts::sign_up(&w, &email, &password, &display_name, links)
             .await
             .gql(ctx)?;
         commit(ctx, w).await?;
@@ -109,7 +109,7 @@ impl AccountMutation {
             )));
         };
         let w = begin(ctx).await?;
-        accounts::log_out(w.txn(), &actor, id).await.gql(ctx)?;
+        accounts::log_out(&w, id).await.gql(ctx)?;
         commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: actor.user.id,
@@ -136,7 +136,7 @@ impl AccountMutation {
         let actor = ctx.actor()?;
         let w = begin(ctx).await?;
         let (api_token, token) = accounts::create_api_token(
-            w.txn(),
+            &w,
             &actor,
             &label,
             scope.unwrap_or(ApiTokenScope::Write).into(),
@@ -157,9 +157,7 @@ impl AccountMutation {
     ) -> async_graphql::Result<ApiToken> {
         let actor = ctx.actor()?;
         let w = begin(ctx).await?;
-        let t = accounts::revoke_api_token(w.txn(), &actor, &id)
-            .await
-            .gql(ctx)?;
+        let t = accounts::revoke_api_token(&w, &id).await.gql(ctx)?;
         commit(ctx, w).await?;
         ctx.services().bus.publish(BusEvent::AccessRevoked {
             user_id: actor.user.id,
@@ -181,7 +179,7 @@ impl AccountMutation {
         #[graphql(desc = "The token: the last part of the confirmation link.")] token: String,
     ) -> async_graphql::Result<bool> {
         let w = begin(ctx).await?;
-        recovery::confirm_email(w.txn(), &token).await.gql(ctx)?;
+        recovery::confirm_email(&w, &token).await.gql(ctx)?;
         commit(ctx, w).await?;
         ctx.services().mail.wake();
         Ok(true)
@@ -267,11 +265,10 @@ impl AccountMutation {
         ctx: &Context<'_>,
         #[graphql(desc = "The name other people see.")] display_name: String,
     ) -> async_graphql::Result<User> {
-        let actor = ctx.actor()?;
+        // Signed in, or UNAUTHENTICATED before the write begins; the write's actor is them.
+        ctx.actor()?;
         let w = begin(ctx).await?;
-        let u = recovery::update_profile(w.txn(), &actor, &display_name)
-            .await
-            .gql(ctx)?;
+        let u = recovery::update_profile(&w, &display_name).await.gql(ctx)?;
         commit(ctx, w).await?;
         Ok(User(u))
     }
@@ -290,9 +287,10 @@ impl AccountMutation {
         #[graphql(desc = "The email of the account to erase.")] email: String,
         #[graphql(desc = "The same email typed again, to confirm.")] confirm: String,
     ) -> async_graphql::Result<User> {
-        let actor = ctx.actor()?;
+        // Signed in, or UNAUTHENTICATED before the write begins; the write's actor is them.
+        ctx.actor()?;
         let w = begin(ctx).await?;
-        let erased = erasure::erase_account(w.txn(), &actor, &email, &confirm)
+        let erased = erasure::erase_account(&w, &email, &confirm)
             .await
             .gql(ctx)?;
         commit(ctx, w).await?;
@@ -319,9 +317,10 @@ impl AccountMutation {
         #[graphql(desc = "The email address to erase.")] email: String,
         #[graphql(desc = "The same address typed again, to confirm.")] confirm: String,
     ) -> async_graphql::Result<u64> {
-        let actor = ctx.actor()?;
+        // Signed in, or UNAUTHENTICATED before the write begins; the write's actor is them.
+        ctx.actor()?;
         let w = begin(ctx).await?;
-        let records = erasure::erase_address(w.txn(), &actor, &email, &confirm)
+        let records = erasure::erase_address(&w, &email, &confirm)
             .await
             .gql(ctx)?;
         commit(ctx, w).await?;

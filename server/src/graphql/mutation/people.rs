@@ -174,7 +174,7 @@ impl PeopleMutation {
         #[graphql(desc = "The new password: 10 to 256 characters.")] password: String,
     ) -> async_graphql::Result<Session> {
         let w = begin(ctx).await?;
-        let (user, token) = recovery::reset_password(w.txn(), &token, &password)
+        let (user, token) = recovery::reset_password(&w, &token, &password)
             .await
             .gql(ctx)?;
         commit(ctx, w).await?;

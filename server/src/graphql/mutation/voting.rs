@@ -85,11 +85,11 @@ impl VotingMutation {
     }
 
     /// Asks for a voting link (EMAIL and EMAIL_ALLOWLIST votes, while open): a single-use
-    /// link is mailed to `email`; the answer never contains it. FORBIDDEN for an address
-    /// not on the allowlist, RATE_LIMITED when asked too often. Asking again for the same
-    /// address mails a fresh link. A mailbox that already registered under another
-    /// spelling is told so by mail; the answer is `true` either way, so it says nothing
-    /// about who registered.
+    /// link is mailed to `email`; the answer never contains it. RATE_LIMITED when asked
+    /// too often. Asking again for the same address mails a fresh link. A mailbox that
+    /// already registered under another spelling, or that is not on the allowlist, gets no
+    /// link but a message saying so; the answer is `true` either way, so it says nothing
+    /// about who registered or who is on the list.
     async fn register_voter(
         &self,
         ctx: &Context<'_>,

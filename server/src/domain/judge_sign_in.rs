@@ -42,12 +42,11 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::accounts::{
-    self, ACCOUNT_FACTOR, ADDRESS_FACTOR, locked_bucket, retry_after, save_bucket,
-};
+use super::accounts;
+use super::throttle::{self, ACCOUNT_FACTOR, ADDRESS_FACTOR};
 use super::links::{LinkInfo, LinkKind, LinkState, mask_email};
 use super::write::{Organizer, Write};
-use super::{Access, Role, clock};
+use super::{Access, Role};
 use crate::audit::Entry;
 use crate::crypto::{bearer_token, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -325,37 +324,16 @@ pub async fn take_attempt(
     client: &str,
     limit: i32,
 ) -> AppResult<()> {
-    let txn = db.write().await?;
-    let t = clock(&txn).await?;
-    let mut rows = Vec::new();
-    for (bucket, factor) in presented.buckets(client) {
-        let row = locked_bucket(&txn, &bucket, t).await?;
-        if row.failures >= limit.saturating_mul(factor) {
-            return Err(retry_after(&row, t));
-        }
-        rows.push(row);
-    }
-    for mut row in rows {
-        row.failures += 1;
-        save_bucket(&txn, row).await?;
-    }
-    txn.commit().await?;
-    Ok(())
+    throttle::take_slots(db, &limits(presented, client, limit)).await
 }
 
-/// After a successful sign-in, inside its transaction: its slots are given back.
-async fn give_back<C: ConnectionTrait>(
-    txn: &C,
-    presented: &Presented,
-    client: &str,
-    t: DateTime<Utc>,
-) -> AppResult<()> {
-    for (bucket, _) in presented.buckets(client) {
-        let mut row = locked_bucket(txn, &bucket, t).await?;
-        row.failures -= 1;
-        save_bucket(txn, row).await?;
-    }
-    Ok(())
+/// Each bucket of a presented secret with its limit.
+fn limits(presented: &Presented, client: &str, limit: i32) -> Vec<(String, i32)> {
+    presented
+        .buckets(client)
+        .into_iter()
+        .map(|(bucket, factor)| (bucket, limit.saturating_mul(factor)))
+        .collect()
 }
 
 /// Whether `u` was erased on request (`eraseAccount` leaves a placeholder without a password).
@@ -496,7 +474,7 @@ pub async fn sign_in(w: &Write, presented: &Presented, client: &str) -> AppResul
         .filter(judge_sign_in::Column::Id.eq(s.row.id))
         .exec(txn)
         .await?;
-    give_back(txn, presented, client, t).await?;
+    throttle::give_back(w, &limits(presented, client, 0)).await?;
     let via = match presented {
         Presented::Link(_) => "link",
         Presented::Code { .. } => "code",

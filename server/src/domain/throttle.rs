@@ -157,6 +157,37 @@ pub(super) async fn take_attempt(db: &crate::db::Db, b: &Buckets, limit: i32) ->
     w.commit().await
 }
 
+/// Takes one slot in each of `buckets` (name, limit) in a write of its own, committed at
+/// once and not audited (the count is bookkeeping), before the secret is checked:
+/// RATE_LIMITED with the seconds to wait once one of them is full.
+pub(super) async fn take_slots(db: &crate::db::Db, buckets: &[(String, i32)]) -> AppResult<()> {
+    let w = Write::begin(db, None).await?;
+    let (txn, t) = (w.txn(), w.now());
+    let mut rows = Vec::new();
+    for (bucket, limit) in buckets {
+        let row = locked_bucket(txn, bucket, t).await?;
+        if row.failures >= *limit {
+            return Err(retry_after(&row, t));
+        }
+        rows.push(row);
+    }
+    for mut row in rows {
+        row.failures += 1;
+        save_bucket(txn, row).await?;
+    }
+    w.commit().await
+}
+
+/// After a success, inside its write: one slot given back to each of `buckets`.
+pub(super) async fn give_back(w: &Write, buckets: &[(String, i32)]) -> AppResult<()> {
+    for (bucket, _) in buckets {
+        let mut row = locked_bucket(w.txn(), bucket, w.now()).await?;
+        row.failures -= 1;
+        save_bucket(w.txn(), row).await?;
+    }
+    Ok(())
+}
+
 /// After a successful log-in, inside its transaction: clear the pair bucket, give the slot
 /// back to the address and account buckets, and remember the address as the owner's.
 pub(super) async fn forgive_attempt(w: &Write, b: &Buckets) -> AppResult<()> {

@@ -7,14 +7,16 @@ use std::sync::Arc;
 use async_graphql::{Context, Enum, ID, Json, Object};
 use chrono::{DateTime, Utc};
 use entity::{calibration_run, membership, result_publication};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::project::Project;
 use super::user::Membership;
 use crate::calibrate::{CalibrationResult, Certainty, JudgeOut, PlaceOdds, ProjectOut, Stage};
-use crate::domain::calibration_jobs::{Job, JobState};
+use crate::domain::calibration_jobs::{self, Job, JobState};
 use crate::domain::results::published_at_text;
 use crate::graphql::connection::{Page, page_of_list};
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::jobs::Calibrations;
 use crate::graphql::loaders::{EventId, LoadersExt, ProjectRef, Roster, maybe, one};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
@@ -109,7 +111,121 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("SigningKey.algorithm", Rule::Public),
     ("SigningKey.publicKeyPem", Rule::Public),
     ("SigningKey.fingerprint", Rule::Public),
+    ("Event.leaderboard", Rule::Organizer),
+    ("Event.calibrationRuns", Rule::Organizer),
+    ("Event.calibrationRun", Rule::Organizer),
+    ("Event.calibrationJobs", Rule::Organizer),
+    ("Event.calibrationJob", Rule::Organizer),
+    ("Event.results", Rule::Public),
+    ("Event.publications", Rule::Public),
 ];
+
+/// Calibration runs and jobs, the live leaderboard, and published results: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventResults(pub(super) super::event::EventRow);
+
+/// Calibration runs and jobs, the live leaderboard, and published results: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventResults {
+    /// The live, unsigned calibrated ranking on current data, with rank intervals and judge
+    /// diagnostics (organizers only).
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
+    async fn leaderboard(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Leaderboard>> {
+        Ok(Some(
+            Leaderboard::load(&ctx.db().conn, &self.0).await.gql(ctx)?,
+        ))
+    }
+    /// Every calibration run, newest first (organizers only).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn calibration_runs(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<CalibrationRun>> {
+        let rows = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .order_by_desc(calibration_run::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(CalibrationRun).collect())
+    }
+    /// One calibration run of this event by id, with its projects and judges (organizers
+    /// only): null when the event has no such run.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn calibration_run(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The run's id.")] id: ID,
+    ) -> async_graphql::Result<Option<CalibrationRun>> {
+        let row = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .filter(calibration_run::Column::PublicId.eq(id.as_str()))
+            .one(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(row.map(CalibrationRun))
+    }
+    /// The event's latest calibration jobs (`startCalibration`), newest first, at most 20
+    /// (organizers only).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn calibration_jobs(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<CalibrationJob>> {
+        let jobs = calibration_jobs::list(&ctx.db().conn, self.0.id, ctx.db().origin())
+            .await
+            .gql(ctx)?;
+        Ok(jobs
+            .into_iter()
+            .map(|j| CalibrationJob::of(ctx, j))
+            .collect())
+    }
+    /// One calibration job of this event by id (organizers only): null when the event has
+    /// no such job.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn calibration_job(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The job's id.")] id: ID,
+    ) -> async_graphql::Result<Option<CalibrationJob>> {
+        let job = calibration_jobs::find(&ctx.db().conn, self.0.id, &id, ctx.db().origin())
+            .await
+            .gql(ctx)?;
+        Ok(job.map(|j| CalibrationJob::of(ctx, j)))
+    }
+    /// The latest published results: null until the organizers publish.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn results(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<PublishedResults>> {
+        Ok(latest_publication(ctx, self.0.id)
+            .await?
+            .map(|p| p.results_of()))
+    }
+    /// Every publication, oldest first.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn publications(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<ResultPublication>> {
+        let db = &ctx.db().conn;
+        let rows = result_publication::Entity::find()
+            .filter(result_publication::Column::EventId.eq(self.0.id))
+            .order_by_asc(result_publication::Column::Version)
+            .all(db)
+            .await
+            .gql(ctx)?;
+        // Runs are immutable and shared: each is read once per process, not per request.
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let run = ctx
+                .services()
+                .parsed_runs
+                .row(db, row.run_id)
+                .await
+                .gql(ctx)?;
+            out.extend(run.map(|run| ResultPublication { row, run }));
+        }
+        Ok(out)
+    }
+}
 
 /// The event's projects and judges by their calibration ids, loaded once per event for all
 /// the fields of a request that need them.

@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use async_graphql::{Context, ID, Object, SimpleObject};
+use async_graphql::{Context, Enum, ID, Object, SimpleObject};
 use chrono::{DateTime, Utc};
 use entity::assignment::AssignmentStatus;
 use entity::{assignment, criterion, membership, recusal, review};
-use sea_orm::{ActiveEnum, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::domain::judging::Standing;
 
@@ -87,6 +87,44 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Event.recusals", Rule::Organizer),
     ("Event.judgingProgress", Rule::Organizer),
 ];
+
+/// Where an assignment stands. The values are lower-case on the wire (`pending`, not
+/// `PENDING`): they were strings before they were an enum, and scripts compare them as
+/// such, so each value keeps the exact string it had.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(name = "AssignmentStatus", remote = "Standing")]
+pub enum AssignmentStatusValue {
+    /// Waiting for the judge's submitted review (a saved draft still counts as pending).
+    #[graphql(name = "pending")]
+    Pending,
+    /// The judge submitted the review.
+    #[graphql(name = "done")]
+    Done,
+    /// Set aside by a recusal: the review does not count.
+    #[graphql(name = "recused")]
+    Recused,
+    /// Its project's team withdrew the project: not reviewable and in no queue until the
+    /// project is submitted again.
+    #[graphql(name = "withdrawn")]
+    Withdrawn,
+}
+
+/// Who made an assignment. The values are lower-case on the wire (`auto`, not `AUTO`):
+/// they were strings before they were an enum, and scripts compare them as such, so each
+/// value keeps the exact string it had.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(name = "AssignmentSource", remote = "assignment::AssignmentSource")]
+pub enum AssignmentSourceValue {
+    /// A review that arrived with an imported fixture.
+    #[graphql(name = "import")]
+    Import,
+    /// The assignment planner (`autoAssign`).
+    #[graphql(name = "auto")]
+    Auto,
+    /// An organizer, one judge to one project.
+    #[graphql(name = "manual")]
+    Manual,
+}
 
 /// Judging: the rubric, assignments, recusals and progress: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
 pub struct EventJudging(pub(super) super::event::EventRow);
@@ -292,7 +330,7 @@ impl Assignment {
     /// `pending`, `done`, `recused`, or `withdrawn`: its project's team withdrew it, so it
     /// cannot be reviewed and has left the judge's queue; it returns to `pending` or `done`
     /// when the project is submitted again.
-    async fn status(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
+    async fn status(&self, ctx: &Context<'_>) -> async_graphql::Result<AssignmentStatusValue> {
         let p = one(
             ctx,
             ctx.loaders().projects(),
@@ -300,11 +338,11 @@ impl Assignment {
             "project",
         )
         .await?;
-        Ok(Standing::of(&self.row, p.is_public()).as_str().to_owned())
+        Ok(Standing::of(&self.row, p.is_public()).into())
     }
     /// `import`, `auto` or `manual`.
-    async fn source(&self) -> String {
-        self.row.source.to_value()
+    async fn source(&self) -> AssignmentSourceValue {
+        self.row.source.into()
     }
     /// The review, once the judge has started it.
     async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {

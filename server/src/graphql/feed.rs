@@ -31,8 +31,9 @@ use tokio::time::Instant;
 
 use super::Services;
 use super::bus::BusEvent;
+use super::object::calibration::Leaderboard;
 use super::object::judging::JudgingProgress;
-use super::object::results::{Leaderboard, ResultPublication};
+use super::object::results::ResultPublication;
 use crate::domain::accounts::{self, Credential};
 use crate::error::{AppError, AppResult};
 

@@ -28,6 +28,7 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::audit::POLICIES,
     super::object::judging::POLICIES,
     super::object::results::POLICIES,
+    super::object::calibration::POLICIES,
     super::object::people::POLICIES,
     super::mutation::people::POLICIES,
     super::mutation::moderation::POLICIES,

@@ -15,6 +15,7 @@ use entity::{event, team, track};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::audit::EventAudit;
+use super::calibration::EventCalibration;
 use super::checklist::EventChecklist;
 use super::judging::EventJudging;
 use super::people::EventPeople;
@@ -78,6 +79,7 @@ pub struct Event(
     EventPeople,
     EventProjects,
     EventJudging,
+    EventCalibration,
     EventResults,
     EventPrizes,
     EventVoting,
@@ -95,6 +97,7 @@ impl Event {
             EventPeople(row.clone()),
             EventProjects(row.clone()),
             EventJudging(row.clone()),
+            EventCalibration(row.clone()),
             EventResults(row.clone()),
             EventPrizes(row.clone()),
             EventVoting(row.clone()),

@@ -1,6 +1,7 @@
 //! Rankings and live feeds: aliases cost what one read does, and a change costs its subscribers the same for one or fifty.
 
 use super::*;
+use verdict::graphql::subscription::{Leaderboards, Progress, Publications};
 
 /// Rankings read through many aliases (the published ranking, a run's projects and judges)
 /// cost what one does: the run's result is parsed once and the event's projects and judges
@@ -103,7 +104,7 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
     );
     let tasks = subscribers(&s, Some(caller), &query, SUBSCRIBERS, &tx);
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
-    while s.leaderboards.followers(event.id) < SUBSCRIBERS {
+    while s.feeds.of::<Leaderboards>().followers(event.id) < SUBSCRIBERS {
         assert!(
             tokio::time::Instant::now() < deadline,
             "subscribers register"
@@ -130,10 +131,7 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
             got.push(msg);
         }
         // Nothing more follows the burst.
-        tokio::time::sleep(
-            <verdict::graphql::feed::Leaderboards as verdict::graphql::feed::Kind>::QUIET * 3,
-        )
-        .await;
+        tokio::time::sleep(<Leaderboards as verdict::graphql::feed::Kind>::QUIET * 3).await;
         assert!(
             rx.try_recv().is_err(),
             "one message per subscriber and burst"
@@ -147,7 +145,7 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
             "all receive the same computation: {got:?}"
         );
         assert_eq!(
-            s.leaderboards.computations(),
+            s.feeds.of::<Leaderboards>().computations(),
             burst,
             "one computation per burst, not per subscriber or change"
         );
@@ -158,17 +156,14 @@ async fn leaderboard_is_computed_once_per_burst_for_every_subscriber() {
         task.abort();
     }
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
-    while s.leaderboards.running() > 0 {
+    while s.feeds.of::<Leaderboards>().running() > 0 {
         assert!(tokio::time::Instant::now() < deadline, "the feed ends");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     s.bus
         .publish(BusEvent::JudgingChanged { event_id: event.id });
-    tokio::time::sleep(
-        <verdict::graphql::feed::Leaderboards as verdict::graphql::feed::Kind>::QUIET * 3,
-    )
-    .await;
-    assert_eq!(s.leaderboards.computations(), 2);
+    tokio::time::sleep(<Leaderboards as verdict::graphql::feed::Kind>::QUIET * 3).await;
+    assert_eq!(s.feeds.of::<Leaderboards>().computations(), 2);
 }
 
 /// A `projectSubmitted` subscriber that reads nothing while far more is published than the
@@ -391,7 +386,7 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
                     Some(caller.clone()),
                     &progress,
                     n,
-                    || s.progress.followers(event.id),
+                    || s.feeds.of::<Progress>().followers(event.id),
                     BusEvent::JudgingChanged { event_id: event.id },
                     |d| assert!(d["judgingProgress"]["assignments"].as_i64() > Some(0)),
                 )
@@ -403,7 +398,7 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
             t.name, used[0], used[1]
         );
         assert_eq!(used[0], used[1], "{}: {used:?}", t.name);
-        assert_eq!(s.progress.computations(), 2, "{}", t.name);
+        assert_eq!(s.feeds.of::<Progress>().computations(), 2, "{}", t.name);
 
         let run = verdict::domain::results::run_calibration(
             &t.db,
@@ -437,7 +432,7 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
                     None,
                     &published,
                     n,
-                    || s.publications.followers(event.id),
+                    || s.feeds.of::<Publications>().followers(event.id),
                     BusEvent::ResultsPublished {
                         event_id: event.id,
                         publication_id: publication.id,

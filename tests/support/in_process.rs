@@ -1,4 +1,4 @@
-//! What the in-process test binaries (`server/tests/inprocess.rs`, `server/tests/fuzz.rs`)
+//! What the in-process test binaries (`server/tests/inprocess/`, `server/tests/fuzz/`)
 //! share: the services `serve` builds, a site administrator, a committed fixture import.
 
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use async_graphql::parser::parse_schema;
 use async_graphql::parser::types::{TypeKind, TypeSystemDefinition};
-use verdict::graphql::policy::{field_policies, rule_of};
+use verdict::graphql::registry::{field_policies, rule_of};
 
 fn schema_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema.graphql")

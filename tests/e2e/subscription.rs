@@ -1,11 +1,18 @@
 //! Subscriptions over graphql-transport-ws: a submitted project reaches the subscribers of
 //! its event, and only them.
+//!
+//! The protocol has no acknowledgement of a `subscribe`, so before anything happens a test
+//! waits until the server counts the subscriptions it expects as running
+//! (`verdict_graphql_subscriptions_active` on `/metrics`, asked from this machine, which
+//! needs no token), rather than for a fixed time.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use prometheus_parse::{Scrape, Value as Sample};
 use serde_json::json;
 
 use crate::harness::{App, op};
+use crate::metrics::find;
 
 const SUB: &str =
     "subscription($e: String!) { projectSubmitted(event: $e) { id title status event { slug } } }";
@@ -24,8 +31,8 @@ async fn project_submitted_reaches_subscribers(app: App) {
         .ws(json!({ "authorization": format!("Bearer {}", s.organizer_b) }))
         .await;
     b.subscribe("b1", SUB, json!({ "e": s.event_b })).await;
-    // Let the server register both before anything happens.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The server runs both before anything happens.
+    running(&app, 2).await;
 
     app.submit_project(&s.participant_a, &s.draft).await;
 
@@ -62,7 +69,8 @@ async fn project_submitted_reaches_subscribers(app: App) {
 
     // After `complete`, nothing more arrives.
     a.send(json!({ "id": "a1", "type": "complete" })).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The server has ended it: only B's runs.
+    running(&app, 1).await;
     let another = app
         .create_project(&s.participant_a, &s.event_a, "Another", &s.track_a)
         .await;
@@ -85,7 +93,7 @@ async fn many_subscribers_all_hear_it(app: App) {
             .await;
         clients.push(c);
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    running(&app, 5).await;
     app.submit_project(&s.participant_a, &s.draft).await;
     for (i, c) in clients.iter_mut().enumerate() {
         let msg = c
@@ -97,5 +105,31 @@ async fn many_subscribers_all_hear_it(app: App) {
             json!(s.draft),
             "{msg}"
         );
+    }
+}
+
+/// Waits until the server counts exactly `n` subscriptions running (the gauge follows a
+/// `subscribe` or a `complete` a moment later); fails after 10 s.
+async fn running(app: &App, n: usize) {
+    const GAUGE: &str = "verdict_graphql_subscriptions_active";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = app.get("/metrics").await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let samples = Scrape::parse(r.text.lines().map(|l| Ok(l.to_owned())))
+            .unwrap_or_else(|e| panic!("not Prometheus text ({e}):\n{}", r.text))
+            .samples;
+        let now = find(&samples, GAUGE, &[]).map(|s| match s.value {
+            Sample::Gauge(v) | Sample::Untyped(v) => v,
+            ref other => panic!("{GAUGE} is not a gauge: {other:?}"),
+        });
+        if now == Some(n as f64) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{n} subscriptions running: not within 10 s (the server counts {now:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

@@ -1,4 +1,4 @@
-//! What the in-process test binaries (`server/tests/inprocess.rs`, `server/tests/fuzz.rs`)
+//! What the in-process test binaries (`server/tests/inprocess/`, `server/tests/fuzz/`)
 //! share: the services `serve` builds, a site administrator, a committed fixture import.
 
 use std::sync::Arc;
@@ -19,9 +19,7 @@ pub fn services(db: &Db, limits: Limits, signer: Arc<Signer25519>) -> Services {
         served_over_tls: false,
         signer,
         parsed_runs: Default::default(),
-        leaderboards: Default::default(),
-        progress: Default::default(),
-        publications: Default::default(),
+        feeds: Default::default(),
         calibrations: Default::default(),
         links: verdict::domain::outbox::Links::new("http://verdict.test"),
         mail: Default::default(),

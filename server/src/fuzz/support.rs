@@ -1,6 +1,6 @@
 //! What every fuzz target shares: a deterministic proptest configuration and the committed
 //! seed corpus. Used by the pure targets (`server/src/fuzz/`, unit tests) and included by
-//! path in the ones that need a database (`server/tests/fuzz.rs`).
+//! path in the ones that need a database (`server/tests/fuzz/`).
 //!
 //! A CI run is short and the same every time: each target has its own fixed seed and case
 //! count. A longer pass raises the count and may pick another seed:

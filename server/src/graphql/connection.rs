@@ -1,7 +1,9 @@
-//! Relay connections with keyset pagination (`first`/`after`, ascending by key).
+//! Relay connections with keyset pagination (`first`/`after`, ascending by key). Each
+//! connection type's description is given where the schema is assembled
+//! (`graphql::registry`).
 
 use async_graphql::connection::{Connection, Edge, EmptyFields};
-use async_graphql::{Context, SchemaBuilder, SimpleObject};
+use async_graphql::{Context, SimpleObject};
 use sea_orm::{
     ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select,
 };
@@ -17,39 +19,6 @@ pub struct Totals {
 }
 
 pub type Page<N> = Connection<String, N, Totals, EmptyFields>;
-
-/// The description of a connection of `$items`.
-macro_rules! page_of {
-    ($items:literal) => {
-        concat!(
-            "A page of ",
-            $items,
-            ": `edges` (or `nodes`), `pageInfo` to ask for the next page with `after`, and \
-             `totalCount`."
-        )
-    };
-}
-
-/// Describes each connection type in the SDL: async-graphql generates them without a
-/// description.
-pub(super) fn describe<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M, S> {
-    use super::object::{
-        audit::AuditEvent, comment::Comment, event::Event, event::Team, judging::Assignment,
-        people::Invitation, people::OutboxMessage, project::Project, results::CalibratedProject,
-        user::Membership, webhooks::WebhookDelivery,
-    };
-    b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
-        .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
-        .override_output_type_description::<Page<Comment>>(page_of!("comments"))
-        .override_output_type_description::<Page<Event>>(page_of!("events"))
-        .override_output_type_description::<Page<Invitation>>(page_of!("invitations"))
-        .override_output_type_description::<Page<Membership>>(page_of!("memberships"))
-        .override_output_type_description::<Page<OutboxMessage>>(page_of!("outbox messages"))
-        .override_output_type_description::<Page<Project>>(page_of!("projects"))
-        .override_output_type_description::<Page<Team>>(page_of!("teams"))
-        .override_output_type_description::<Page<CalibratedProject>>(page_of!("ranked projects"))
-        .override_output_type_description::<Page<WebhookDelivery>>(page_of!("webhook deliveries"))
-}
 
 fn cursor(key: i64) -> String {
     format!("c{key}")

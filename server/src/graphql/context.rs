@@ -108,9 +108,7 @@ pub struct Services {
     pub parsed_runs: Arc<crate::domain::results::ParsedRuns>,
     /// The live feeds the subscriptions follow: one computation per event and change,
     /// shared by its subscribers (`graphql::feed`).
-    pub leaderboards: super::feed::Feeds<super::feed::Leaderboards>,
-    pub progress: super::feed::Feeds<super::feed::Progress>,
-    pub publications: super::feed::Feeds<super::feed::Publications>,
+    pub feeds: super::feed::Live,
     /// Where the links in messages point (`--public-url`).
     pub links: crate::domain::outbox::Links,
     /// Wakes the mail worker after a commit that wrote to the outbox.

@@ -17,22 +17,21 @@
 //! nothing, so a `watch` (latest value) fits, where the bus's `broadcast` has to tell a
 //! lagging reader what it missed.
 
+use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use entity::{event, membership, result_publication};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use entity::{event, membership};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::Services;
 use super::bus::BusEvent;
-use super::object::judging::JudgingProgress;
-use super::object::results::{Leaderboard, ResultPublication};
+use super::context::Services;
 use crate::domain::accounts::{self, Credential};
 use crate::error::{AppError, AppResult};
 
@@ -53,68 +52,6 @@ pub trait Kind: Send + Sync + 'static {
         services: &Services,
         e: &event::Model,
     ) -> impl Future<Output = AppResult<Option<Self::Item>>> + Send;
-}
-
-/// `judgingProgress`: counts that organizers watch fill in. Two statements per
-/// computation; a review saved is seen within a quarter of a second.
-pub struct Progress;
-
-impl Kind for Progress {
-    type Item = JudgingProgress;
-    const QUIET: Duration = Duration::from_millis(100);
-    const MAX_DELAY: Duration = Duration::from_millis(250);
-    const ORGANIZERS_ONLY: bool = true;
-    fn moves(ev: &BusEvent, event_id: i64) -> bool {
-        matches!(ev, BusEvent::JudgingChanged { event_id: id } if *id == event_id)
-    }
-    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
-        Ok(Some(JudgingProgress::load(&services.db.conn, e).await?))
-    }
-}
-
-/// `leaderboardUpdated`: a full calibration costs milliseconds to seconds of CPU, so a
-/// single change reaches the organizers about half a second later, and a steady stream of
-/// changes updates it every few seconds; a leaderboard that moves at the pace of human
-/// judging does not notice.
-pub struct Leaderboards;
-
-impl Kind for Leaderboards {
-    type Item = Leaderboard;
-    const QUIET: Duration = Duration::from_millis(500);
-    const MAX_DELAY: Duration = Duration::from_secs(3);
-    const ORGANIZERS_ONLY: bool = true;
-    fn moves(ev: &BusEvent, event_id: i64) -> bool {
-        Progress::moves(ev, event_id)
-    }
-    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
-        Ok(Some(Leaderboard::load(&services.db.conn, e).await?))
-    }
-}
-
-/// `resultsPublished`: the event's latest publication, sent as soon as it is committed.
-pub struct Publications;
-
-impl Kind for Publications {
-    type Item = ResultPublication;
-    const QUIET: Duration = Duration::ZERO;
-    const MAX_DELAY: Duration = Duration::ZERO;
-    const ORGANIZERS_ONLY: bool = false;
-    fn moves(ev: &BusEvent, event_id: i64) -> bool {
-        matches!(ev, BusEvent::ResultsPublished { event_id: id, .. } if *id == event_id)
-    }
-    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
-        let db = &services.db.conn;
-        let Some(row) = result_publication::Entity::find()
-            .filter(result_publication::Column::EventId.eq(e.id))
-            .order_by_desc(result_publication::Column::Version)
-            .one(db)
-            .await?
-        else {
-            return Ok(None);
-        };
-        let run = services.parsed_runs.row(db, row.run_id).await?;
-        Ok(run.map(|run| ResultPublication { row, run }))
-    }
 }
 
 /// Whether a follower may receive a message, decided once for all of them.
@@ -152,7 +89,25 @@ struct Running<T> {
     followers: Arc<Mutex<HashMap<u64, Follower>>>,
 }
 
-/// The running feeds of one kind, one per followed event (part of [`Services`]).
+/// The live feeds of a process: one [`Feeds`] per [`Kind`], made on first use and shared by
+/// every clone (part of [`Services`]). The kinds are defined beside the subscriptions that
+/// follow them (`graphql::subscription`); nothing here lists them.
+#[derive(Clone, Default)]
+pub struct Live(Arc<Mutex<HashMap<TypeId, Box<dyn Any + Send + Sync>>>>);
+
+impl Live {
+    /// The feeds of kind `K`.
+    pub fn of<K: Kind>(&self) -> Feeds<K> {
+        let mut all = lock(&self.0);
+        let slot = all
+            .entry(TypeId::of::<K>())
+            .or_insert_with(|| Box::new(Feeds::<K>::default()));
+        // The slot of `K` holds a `Feeds<K>`: the downcast cannot fail.
+        slot.downcast_ref::<Feeds<K>>().cloned().unwrap_or_default()
+    }
+}
+
+/// The running feeds of one kind, one per followed event.
 pub struct Feeds<K: Kind> {
     feeds: Arc<Mutex<HashMap<i64, Running<K::Item>>>>,
     computations: Arc<AtomicU64>,

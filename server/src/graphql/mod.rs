@@ -18,6 +18,7 @@ pub mod mutation;
 pub mod object;
 pub mod policy;
 pub mod query;
+pub mod registry;
 pub mod relay;
 pub mod subscription;
 
@@ -31,7 +32,7 @@ use subscription::Subscription;
 pub type VerdictSchema = Schema<Query, Mutation, Subscription>;
 
 fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
-    connection::describe(Schema::build(Query, Mutation::default(), Subscription))
+    registry::describe_connections(Schema::build(Query, Mutation::default(), Subscription))
         .disable_suggestions()
         .with_sorted_fields()
         .with_sorted_enums()
@@ -50,7 +51,8 @@ pub fn schema(services: Services, introspection: bool) -> VerdictSchema {
     if !introspection {
         b = b.disable_introspection();
     }
-    b.data(services).finish()
+    // Every field's guard reads its rule from the schema's data (`policy::Rules`).
+    b.data(services).data(registry::rules()).finish()
 }
 
 /// The SDL, as checked in at `schema.graphql`.

@@ -1,5 +1,6 @@
 //! Per-field authorization, declared once per field: each object, root and mutation file
-//! declares its fields' rules in a `POLICIES` table, and [`field_policies`] collects them.
+//! declares its fields' rules in a `POLICIES` table, and `graphql::registry` collects them
+//! into the [`Rules`] the schema carries.
 //!
 //! Every output object carries a [`Scope`]: the event that owns it and, where it matters,
 //! its team, its owner, and whether it is public. Every object type installs
@@ -12,7 +13,6 @@
 //! missing one: queries return null, mutations fail with NOT_FOUND.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
 
 use async_graphql::{Context, Guard};
 
@@ -67,68 +67,29 @@ impl Scope {
     }
 }
 
-/// The declared rules, by `Type.field`: each file declares the rules of the fields it
-/// defines, next to their resolvers. Connection, edge and page-info types are structural:
-/// they expose only what the field that returned them already authorized.
-const DECLARED: &[&[(&str, Rule)]] = &[
-    super::query::POLICIES,
-    super::subscription::POLICIES,
-    super::mutation::account::POLICIES,
-    super::mutation::event::POLICIES,
-    super::mutation::project::POLICIES,
-    super::mutation::judging::POLICIES,
-    super::mutation::results::POLICIES,
-    super::mutation::export::POLICIES,
-    super::object::user::POLICIES,
-    super::object::event::POLICIES,
-    super::object::project::POLICIES,
-    super::object::audit::POLICIES,
-    super::object::judging::POLICIES,
-    super::object::results::POLICIES,
-    super::object::people::POLICIES,
-    super::mutation::people::POLICIES,
-    super::mutation::moderation::POLICIES,
-    super::mutation::expo::POLICIES,
-    super::object::expo::POLICIES,
-    super::mutation::tracks::POLICIES,
-    super::mutation::prize::POLICIES,
-    super::object::prize::POLICIES,
-    super::mutation::voting::POLICIES,
-    super::object::voting::POLICIES,
-    super::object::comment::POLICIES,
-    super::mutation::comment::POLICIES,
-    super::mutation::records::POLICIES,
-    super::mutation::webhooks::POLICIES,
-    super::object::webhooks::POLICIES,
-    super::mutation::setup::POLICIES,
-    super::object::links::POLICIES,
-    super::object::checklist::POLICIES,
-    super::object::my_events::POLICIES,
-    super::mutation::judge_sign_in::POLICIES,
-    super::object::judge_sign_in::POLICIES,
-];
-
-/// Every declared rule, by `Type.field`.
-pub fn field_policies() -> impl Iterator<Item = &'static (&'static str, Rule)> {
-    DECLARED.iter().flat_map(|rules| rules.iter())
-}
-
 /// The declared rules by type, then field: the guard of every resolved field looks its rule
-/// up here, so the lookup is two hashes and no allocation.
-static POLICIES: LazyLock<HashMap<&'static str, HashMap<&'static str, Rule>>> =
-    LazyLock::new(|| {
+/// up here, so the lookup is two hashes and no allocation. The tables are listed where the
+/// schema is assembled (`graphql::registry`), which puts the one set of them in the
+/// schema's data; this file names none of the files that declare them.
+#[derive(Debug, Default)]
+pub struct Rules(HashMap<&'static str, HashMap<&'static str, Rule>>);
+
+impl Rules {
+    /// The rules of `tables`, each a file's `POLICIES`.
+    pub fn new(tables: &[&'static [(&'static str, Rule)]]) -> Rules {
         let mut by_type: HashMap<&'static str, HashMap<&'static str, Rule>> = HashMap::new();
-        for (name, rule) in field_policies() {
+        for (name, rule) in tables.iter().flat_map(|t| t.iter()) {
             if let Some((type_name, field)) = name.split_once('.') {
                 by_type.entry(type_name).or_default().insert(field, *rule);
             }
         }
-        by_type
-    });
+        Rules(by_type)
+    }
 
-/// The declared rule of `Type.field`, if any.
-pub fn rule_of(type_name: &str, field: &str) -> Option<Rule> {
-    POLICIES.get(type_name)?.get(field).copied()
+    /// The declared rule of `Type.field`, if any.
+    pub fn get(&self, type_name: &str, field: &str) -> Option<Rule> {
+        self.0.get(type_name)?.get(field).copied()
+    }
 }
 
 /// Evaluates `rule` for the current caller against `scope`.
@@ -204,7 +165,11 @@ impl Guard for FieldGuard {
         {
             return Err(ctx.err(AppError::forbidden(crate::domain::judge_sign_in::REFUSAL)));
         }
-        let Some(rule) = rule_of(self.type_name, field) else {
+        // A schema built without its rules (see `graphql::schema`) refuses every field.
+        let rule = ctx
+            .data_opt::<&'static Rules>()
+            .and_then(|rules| rules.get(self.type_name, field));
+        let Some(rule) = rule else {
             return Err(ctx.err(AppError::Internal(format!(
                 "no authorization policy is declared for {}.{field}",
                 self.type_name

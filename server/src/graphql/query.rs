@@ -45,7 +45,7 @@ impl Query {
         slug: String,
     ) -> async_graphql::Result<Option<Event>> {
         match crate::domain::event_by_slug(&ctx.db().conn, &slug).await {
-            Ok(e) => Ok(Some(Event(e))),
+            Ok(e) => Ok(Some(Event::new(e))),
             Err(crate::error::AppError::NotFound(_)) => Ok(None),
             Err(e) => Err(ctx.err(e)),
         }
@@ -67,7 +67,7 @@ impl Query {
             |e| e.id,
             first,
             after,
-            Event,
+            Event::new,
         )
         .await
     }

@@ -2,22 +2,26 @@
 //! subscription re-checks its caller before each message ([`Watch`]).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_graphql::{Context, ID, Subscription};
+use entity::{event, result_publication};
 use futures_util::Stream;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::bus::BusEvent;
-use super::context::{CtxExt, RequestCtx};
+use super::context::{CtxExt, RequestCtx, Services};
 use super::error::to_graphql;
-use super::feed::{Following, Verdict};
+use super::feed::{Following, Kind, Verdict};
+use super::object::calibration::{CalibrationJob, Leaderboard};
 use super::object::judging::JudgingProgress;
 use super::object::project::Project;
-use super::object::results::{CalibrationJob, Leaderboard, ResultPublication};
+use super::object::results::ResultPublication;
 use super::policy::{FieldGuard, Rule, Scope};
 use crate::calibrate::Stage;
 use crate::domain::calibration_jobs::{self, Job, JobState};
-use crate::error::AppError;
+use crate::error::{AppError, AppResult};
 
 /// Who may follow each subscription, collected by [`super::policy`].
 pub(crate) const POLICIES: &[(&str, Rule)] = &[
@@ -70,7 +74,10 @@ impl Subscription {
         let e = crate::domain::event_by_slug(&services.db.conn, &event)
             .await
             .map_err(|e| ctx.err(e))?;
-        let following = services.publications.follow(&services, &e, caller(ctx));
+        let following = services
+            .feeds
+            .of::<Publications>()
+            .follow(&services, &e, caller(ctx));
         Ok(from_feed(following, services, Watch::caller(ctx)))
     }
 
@@ -86,7 +93,10 @@ impl Subscription {
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<JudgingProgress>> + use<>>
     {
         let (services, e) = organizer_event(ctx, &event).await?;
-        let following = services.progress.follow(&services, &e, caller(ctx));
+        let following = services
+            .feeds
+            .of::<Progress>()
+            .follow(&services, &e, caller(ctx));
         Ok(from_feed(following, services, Watch::organizer(ctx, e.id)))
     }
 
@@ -102,7 +112,10 @@ impl Subscription {
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
     ) -> async_graphql::Result<impl Stream<Item = async_graphql::Result<Leaderboard>> + use<>> {
         let (services, e) = organizer_event(ctx, &event).await?;
-        let following = services.leaderboards.follow(&services, &e, caller(ctx));
+        let following = services
+            .feeds
+            .of::<Leaderboards>()
+            .follow(&services, &e, caller(ctx));
         Ok(from_feed(following, services, Watch::organizer(ctx, e.id)))
     }
 
@@ -416,4 +429,68 @@ where
             return Some((item, Some((rx, services, watch, f))));
         }
     })
+}
+
+// ---- the live feeds the subscriptions follow (see `super::feed`) --------------------
+
+/// `judgingProgress`: counts that organizers watch fill in. Two statements per
+/// computation; a review saved is seen within a quarter of a second.
+pub struct Progress;
+
+impl Kind for Progress {
+    type Item = JudgingProgress;
+    const QUIET: Duration = Duration::from_millis(100);
+    const MAX_DELAY: Duration = Duration::from_millis(250);
+    const ORGANIZERS_ONLY: bool = true;
+    fn moves(ev: &BusEvent, event_id: i64) -> bool {
+        matches!(ev, BusEvent::JudgingChanged { event_id: id } if *id == event_id)
+    }
+    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
+        Ok(Some(JudgingProgress::load(&services.db.conn, e).await?))
+    }
+}
+
+/// `leaderboardUpdated`: a full calibration costs milliseconds to seconds of CPU, so a
+/// single change reaches the organizers about half a second later, and a steady stream of
+/// changes updates it every few seconds; a leaderboard that moves at the pace of human
+/// judging does not notice.
+pub struct Leaderboards;
+
+impl Kind for Leaderboards {
+    type Item = Leaderboard;
+    const QUIET: Duration = Duration::from_millis(500);
+    const MAX_DELAY: Duration = Duration::from_secs(3);
+    const ORGANIZERS_ONLY: bool = true;
+    fn moves(ev: &BusEvent, event_id: i64) -> bool {
+        Progress::moves(ev, event_id)
+    }
+    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
+        Ok(Some(Leaderboard::load(&services.db.conn, e).await?))
+    }
+}
+
+/// `resultsPublished`: the event's latest publication, sent as soon as it is committed.
+pub struct Publications;
+
+impl Kind for Publications {
+    type Item = ResultPublication;
+    const QUIET: Duration = Duration::ZERO;
+    const MAX_DELAY: Duration = Duration::ZERO;
+    const ORGANIZERS_ONLY: bool = false;
+    fn moves(ev: &BusEvent, event_id: i64) -> bool {
+        matches!(ev, BusEvent::ResultsPublished { event_id: id, .. } if *id == event_id)
+    }
+    async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
+        let db = &services.db.conn;
+        let Some(row) = result_publication::Entity::find()
+            .filter(result_publication::Column::EventId.eq(e.id))
+            .order_by_desc(result_publication::Column::Version)
+            .one(db)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let run = services.parsed_runs.row(db, row.run_id).await?;
+        Ok(run.map(|run| ResultPublication { row, run }))
+    }
 }

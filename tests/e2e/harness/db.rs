@@ -4,7 +4,7 @@
 //! skipped, unless `CI=true`).
 //!
 //! Shared by two test targets: the end-to-end tests hand [`TestDb::url`] to the binary,
-//! the in-process tests (`server/tests/inprocess.rs`, which includes this file by path)
+//! the in-process tests (`server/tests/inprocess/`, which includes this file by path)
 //! [`TestDb::connect`] to it. So this file depends on nothing else of the harness.
 
 use std::{

@@ -142,7 +142,7 @@ impl EventMutation {
             time_zone: input.time_zone,
         };
         let e = idempotent(ctx, &actor, key, async |w| events::create_event(w, f).await).await?;
-        Ok(Event(e))
+        Ok(Event::new(e))
     }
 
     /// Changes an event's settings (organizers).
@@ -187,7 +187,7 @@ impl EventMutation {
             events::update_event(w, w.organizer(&e).await?, f).await
         })
         .await?;
-        Ok(Event(e))
+        Ok(Event::new(e))
     }
 
     /// Deletes an event that has no final publication (organizers): it is archived, hidden

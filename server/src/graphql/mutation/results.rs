@@ -12,7 +12,8 @@ use crate::error::AppError;
 use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
-use crate::graphql::object::results::{CalibrationJob, CalibrationRun, ResultPublication};
+use crate::graphql::object::calibration::{CalibrationJob, CalibrationRun};
+use crate::graphql::object::results::ResultPublication;
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may call each mutation of this file, collected by [`crate::graphql::policy`].

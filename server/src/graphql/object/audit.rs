@@ -1,8 +1,11 @@
 //! The audit chain as organizers read it: one [`AuditEvent`] per link, exactly as hashed.
 
-use async_graphql::{Json, Object};
+use async_graphql::{Context, Json, Object};
 use entity::audit_event;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
+use crate::graphql::connection::{Page, page};
+use crate::graphql::cost;
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
@@ -17,7 +20,40 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("AuditEvent.payload", Rule::Organizer),
     ("AuditEvent.prevHash", Rule::Organizer),
     ("AuditEvent.rowHash", Rule::Organizer),
+    ("Event.auditLog", Rule::Organizer),
 ];
+
+/// The event's slice of the audit chain: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventAudit(pub(super) super::event::EventRow);
+
+/// The event's slice of the audit chain: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventAudit {
+    /// This event's slice of the audit chain, oldest first (organizers only).
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn audit_log(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<AuditEvent>> {
+        let q = audit_event::Entity::find()
+            .filter(audit_event::Column::Event.eq(self.0.external_id.clone()));
+        let event_id = self.0.id;
+        page(
+            ctx,
+            q,
+            audit_event::Column::Seq,
+            |a| a.seq,
+            first,
+            after,
+            |a| AuditEvent(a, event_id),
+        )
+        .await
+    }
+}
 
 /// One link of the audit chain.
 pub struct AuditEvent(pub audit_event::Model, pub i64);

@@ -1,9 +1,11 @@
 //! An organizer's setup checklist on an event's overview (`Event.setupSteps`): each step
 //! checked from the data, batched through [`EventChecklists`](crate::graphql::loaders::EventChecklists).
 
-use async_graphql::{Enum, Object};
+use async_graphql::{Context, Enum, Object};
 
 use crate::domain::checklist::Step;
+use crate::graphql::cost;
+use crate::graphql::loaders::{EventId, LoadersExt, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
 /// Who may read each field of the types in this file, collected by [`crate::graphql::policy`].
@@ -11,7 +13,35 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("SetupStep.key", Rule::Organizer),
     ("SetupStep.done", Rule::Organizer),
     ("SetupStep.count", Rule::Organizer),
+    ("Event.setupSteps", Rule::Organizer),
 ];
+
+/// The organizers' setup checklist: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventChecklist(pub(super) super::event::EventRow);
+
+/// The organizers' setup checklist: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventChecklist {
+    /// The setup checklist (organizers only): tracks, rubric, judging windows, judges
+    /// invited, assignments, judging, calibration, publication, in order, each checked from
+    /// the data.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn setup_steps(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<super::checklist::SetupStep>> {
+        let steps = maybe(ctx, ctx.loaders().checklists(), EventId(self.0.id))
+            .await?
+            .unwrap_or_default();
+        Ok(steps
+            .into_iter()
+            .map(|step| super::checklist::SetupStep {
+                event_id: self.0.id,
+                step,
+            })
+            .collect())
+    }
+}
 
 /// The steps from a new event to published results, in order.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]

@@ -47,7 +47,7 @@ impl DevpostImport {
     async fn event(&self, ctx: &async_graphql::Context<'_>) -> async_graphql::Result<Event> {
         one(ctx, ctx.loaders().events(), EventId(self.event_id), "event")
             .await
-            .map(Event)
+            .map(Event::new)
     }
     /// True for a preview: nothing was written.
     async fn dry_run(&self) -> bool {

@@ -1,16 +1,22 @@
 //! Judging: the rubric's criteria, judges' assignments, their private reviews and scores,
 //! recusals, progress, and the plans `autoAssign` proposes.
 
-use async_graphql::{Context, ID, Object, SimpleObject};
+use std::collections::HashMap;
+
+use async_graphql::{Context, Enum, ID, Object, SimpleObject};
 use chrono::{DateTime, Utc};
-use entity::{assignment, criterion, recusal, review};
-use sea_orm::ActiveEnum;
+use entity::assignment::AssignmentStatus;
+use entity::{assignment, criterion, membership, recusal, review};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::domain::judging::Standing;
 
 use super::event::Team;
 use super::project::Project;
 use super::user::Membership;
+use crate::graphql::connection::{Page, page};
+use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::loaders::{
     AssignmentId, LoadersExt, MembershipId, ProjectId, TeamId, maybe, one,
 };
@@ -72,7 +78,176 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PlanCoverage.reason", Rule::SignedIn),
     ("JudgeLoad.judge", Rule::SignedIn),
     ("JudgeLoad.load", Rule::SignedIn),
+    ("Event.rubric", Rule::Public),
+    // The caller's own judging work (empty for non-judges).
+    ("Event.myAssignments", Rule::SignedIn),
+    ("Event.myProgress", Rule::SignedIn),
+    ("Event.nextAssignment", Rule::SignedIn),
+    ("Event.assignments", Rule::Organizer),
+    ("Event.recusals", Rule::Organizer),
+    ("Event.judgingProgress", Rule::Organizer),
 ];
+
+/// Where an assignment stands. The values are lower-case on the wire (`pending`, not
+/// `PENDING`): they were strings before they were an enum, and scripts compare them as
+/// such, so each value keeps the exact string it had.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(name = "AssignmentStatus", remote = "Standing")]
+pub enum AssignmentStatusValue {
+    /// Waiting for the judge's submitted review (a saved draft still counts as pending).
+    #[graphql(name = "pending")]
+    Pending,
+    /// The judge submitted the review.
+    #[graphql(name = "done")]
+    Done,
+    /// Set aside by a recusal: the review does not count.
+    #[graphql(name = "recused")]
+    Recused,
+    /// Its project's team withdrew the project: not reviewable and in no queue until the
+    /// project is submitted again.
+    #[graphql(name = "withdrawn")]
+    Withdrawn,
+}
+
+/// Who made an assignment. The values are lower-case on the wire (`auto`, not `AUTO`):
+/// they were strings before they were an enum, and scripts compare them as such, so each
+/// value keeps the exact string it had.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+#[graphql(name = "AssignmentSource", remote = "assignment::AssignmentSource")]
+pub enum AssignmentSourceValue {
+    /// A review that arrived with an imported fixture.
+    #[graphql(name = "import")]
+    Import,
+    /// The assignment planner (`autoAssign`).
+    #[graphql(name = "auto")]
+    Auto,
+    /// An organizer, one judge to one project.
+    #[graphql(name = "manual")]
+    Manual,
+}
+
+/// Judging: the rubric, assignments, recusals and progress: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventJudging(pub(super) super::event::EventRow);
+
+/// Judging: the rubric, assignments, recusals and progress: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventJudging {
+    /// The rubric, in order.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn rubric(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Criterion>> {
+        let rows = crate::domain::judges::rubric(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Criterion).collect())
+    }
+    /// The caller's own assignments as a judge here, in the order they walk the expo floor
+    /// (by table in natural order from a starting table of their own, then those without a
+    /// table in the caller's own order): those of
+    /// submitted projects (an assignment whose project its team withdrew leaves the queue
+    /// until the project is submitted again).
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn my_assignments(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Assignment>> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| Assignment {
+                row,
+                judge_user: actor.user.id,
+            })
+            .collect())
+    }
+    /// The caller's progress as a judge here.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn my_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<AssignmentProgress> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        let active: Vec<_> = rows
+            .iter()
+            .filter(|a| a.status != AssignmentStatus::Recused)
+            .collect();
+        Ok(AssignmentProgress {
+            done: active
+                .iter()
+                .filter(|a| a.status == AssignmentStatus::Done)
+                .count() as i32,
+            total: active.len() as i32,
+        })
+    }
+    /// The next pending project in the caller's queue. Each judge has their own order, so
+    /// judges do not all start at the same table.
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn next_assignment(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<Assignment>> {
+        let actor = ctx.actor()?;
+        let rows = crate::domain::judging::my_assignments(&ctx.db().conn, actor.user.id, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .find(|a| a.status == AssignmentStatus::Pending)
+            .map(|row| Assignment {
+                row,
+                judge_user: actor.user.id,
+            }))
+    }
+    /// Every assignment (organizers only).
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn assignments(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Assignment>> {
+        let judges: HashMap<i64, i64> = membership::Entity::find_judges(self.0.id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?
+            .into_iter()
+            .map(|m| (m.id, m.user_id))
+            .collect();
+        let q = assignment::Entity::find().filter(assignment::Column::EventId.eq(self.0.id));
+        page(
+            ctx,
+            q,
+            assignment::Column::Id,
+            |a| a.id,
+            first,
+            after,
+            |row| Assignment {
+                judge_user: judges.get(&row.judge_id).copied().unwrap_or_default(),
+                row,
+            },
+        )
+        .await
+    }
+    /// Declared judge–team conflicts (organizers only).
+    #[graphql(complexity = "cost::event_list(child_complexity)")]
+    async fn recusals(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Recusal>> {
+        let rows = recusal::Entity::find()
+            .filter(recusal::Column::EventId.eq(self.0.id))
+            .order_by_asc(recusal::Column::Id)
+            .all(&ctx.db().conn)
+            .await
+            .gql(ctx)?;
+        Ok(rows.into_iter().map(Recusal).collect())
+    }
+    /// Judging progress (organizers only).
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn judging_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<JudgingProgress> {
+        JudgingProgress::load(&ctx.db().conn, &self.0)
+            .await
+            .gql(ctx)
+    }
+}
 
 /// One criterion of the event's rubric.
 pub struct Criterion(pub criterion::Model);
@@ -155,7 +330,7 @@ impl Assignment {
     /// `pending`, `done`, `recused`, or `withdrawn`: its project's team withdrew it, so it
     /// cannot be reviewed and has left the judge's queue; it returns to `pending` or `done`
     /// when the project is submitted again.
-    async fn status(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
+    async fn status(&self, ctx: &Context<'_>) -> async_graphql::Result<AssignmentStatusValue> {
         let p = one(
             ctx,
             ctx.loaders().projects(),
@@ -163,11 +338,11 @@ impl Assignment {
             "project",
         )
         .await?;
-        Ok(Standing::of(&self.row, p.is_public()).as_str().to_owned())
+        Ok(Standing::of(&self.row, p.is_public()).into())
     }
     /// `import`, `auto` or `manual`.
-    async fn source(&self) -> String {
-        self.row.source.to_value()
+    async fn source(&self) -> AssignmentSourceValue {
+        self.row.source.into()
     }
     /// The review, once the judge has started it.
     async fn review(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Review>> {

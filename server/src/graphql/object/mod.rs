@@ -4,6 +4,7 @@
 //! field of its types; [`super::policy`] collects them.
 
 pub mod audit;
+pub mod calibration;
 pub mod checklist;
 pub mod comment;
 pub mod event;

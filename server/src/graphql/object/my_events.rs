@@ -33,7 +33,7 @@ pub struct MyEvent {
 impl MyEvent {
     /// The event.
     async fn event(&self) -> Event {
-        Event(self.row.event.clone())
+        Event::new(self.row.event.clone())
     }
     /// The viewer's roles in it.
     async fn roles(&self) -> Vec<Role> {

@@ -3,11 +3,14 @@
 
 use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
-use entity::{event, invitation, outbox_message};
+use entity::{event, invitation, membership, outbox_message};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::event::Team;
-use super::user::Role;
+use super::user::{Membership, Role};
+use crate::graphql::connection::{Page, page};
 use crate::graphql::context::CtxExt;
+use crate::graphql::cost;
 use crate::graphql::loaders::{LoadersExt, TeamId, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -34,7 +37,97 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("OutboxMessage.createdAt", Rule::Organizer),
     ("OutboxMessage.sentAt", Rule::Organizer),
     ("OutboxMessage.serverSendsMail", Rule::Organizer),
+    ("Event.members", Rule::Organizer),
+    ("Event.registration", Rule::Public),
+    ("Event.invitations", Rule::Organizer),
+    ("Event.outbox", Rule::Organizer),
 ];
+
+/// Who takes part: members, who may register, invitations and their messages: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventPeople(pub(super) super::event::EventRow);
+
+/// Who takes part: members, who may register, invitations and their messages: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventPeople {
+    /// Everyone holding a role here (organizers only).
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn members(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Only members with this role; all when omitted.")] role: Option<Role>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Membership>> {
+        let mut q = membership::Entity::find().filter(membership::Column::EventId.eq(self.0.id));
+        if let Some(r) = role {
+            q = q.filter(membership::Column::Role.eq(membership::Role::from(r)));
+        }
+        page(
+            ctx,
+            q,
+            membership::Column::Id,
+            |m| m.id,
+            first,
+            after,
+            Membership,
+        )
+        .await
+    }
+    /// Who may register as a participant with `registerForEvent`.
+    async fn registration(&self) -> Registration {
+        self.0.registration.into()
+    }
+    /// The event's invitations, oldest first (organizers).
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn invitations(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Invitation>> {
+        let q = invitation::Entity::find().filter(invitation::Column::EventId.eq(self.0.id));
+        page(
+            ctx,
+            q,
+            invitation::Column::Id,
+            |i| i.id,
+            first,
+            after,
+            Invitation,
+        )
+        .await
+    }
+    /// The messages of this event's invitations, oldest first (organizers): without a mail
+    /// server, copy each link from its body. Messages that carry someone's own secret
+    /// (password resets) are never here.
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn outbox(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<OutboxMessage>> {
+        let q = outbox_message::Entity::find()
+            .filter(outbox_message::Column::EventId.eq(self.0.id))
+            .filter(outbox_message::Column::Kind.eq(outbox_message::Kind::Invitation));
+        page(
+            ctx,
+            q,
+            outbox_message::Column::Id,
+            |m| m.id,
+            first,
+            after,
+            OutboxMessage,
+        )
+        .await
+    }
+}
 
 /// Who may register for an event as a participant with `registerForEvent`.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]

@@ -4,14 +4,16 @@
 use std::sync::Arc;
 
 use async_graphql::{Context, Enum, ID, Object};
-use entity::prize;
+use entity::{calibration_run, prize};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::event::Track;
 use super::project::Project;
-use super::results::{CalibratedProject, visible_project};
+use super::results::{CalibratedProject, latest_publication, visible_project};
 use crate::calibrate::CalibrationResult;
-use crate::domain::prizes::{Placement, Source, TopUp};
+use crate::domain::prizes::{self, Placement, Source, TopUp};
 use crate::graphql::context::{CtxExt, ResultExt};
+use crate::graphql::cost;
 use crate::graphql::loaders::{LoadersExt, ProjectId, TrackId, maybe};
 use crate::graphql::policy::{FieldGuard, Rule, Scope};
 
@@ -34,7 +36,77 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("TopUpSuggestion.entry", Rule::Organizer),
     ("TopUpSuggestion.straddlesCutOff", Rule::Organizer),
     ("TopUpSuggestion.thinCoverage", Rule::Organizer),
+    ("Event.prizes", Rule::Public),
+    ("Event.podium", Rule::Public),
+    ("Event.topUpPlan", Rule::Organizer),
 ];
+
+/// Prizes, the podium and the top-up plan: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventPrizes(pub(super) super::event::EventRow);
+
+/// Prizes, the podium and the top-up plan: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventPrizes {
+    /// The event's prizes: overall ones first, then by track and position.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn prizes(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Prize>> {
+        let all = prizes::prizes_of(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(all.into_iter().map(Prize).collect())
+    }
+    /// Each prize's winner, from the latest published results only (empty before the first
+    /// publication): the project at the prize's position (within its track for a track
+    /// prize), or the winner the organizers assigned. Special awards appear once assigned.
+    /// A prize never changes a run.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn podium(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<PodiumEntry>> {
+        let Some(publication) = latest_publication(ctx, self.0.id).await? else {
+            return Ok(Vec::new());
+        };
+        let result = ctx.services().parsed_runs.get(&publication.run).gql(ctx)?;
+        let db = &ctx.db().conn;
+        let all = prizes::prizes_of(db, self.0.id).await.gql(ctx)?;
+        if all.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (track_of, external_of) = prizes::project_maps(db, self.0.id).await.gql(ctx)?;
+        Ok(prizes::podium(&all, &result, &track_of, &external_of)
+            .into_iter()
+            .map(|p| PodiumEntry::new(self.0.id, &result, p))
+            .collect())
+    }
+    /// Planning aid for organizers before publication, never a ranking: for each ranked
+    /// prize not assigned by hand, the projects of the latest calibration run whose rank
+    /// interval straddles the prize's cut-off (within its track for a track prize) or whose
+    /// reviews are fewer than `reviewsPerProject` near it: where one more review would
+    /// matter most. Straddling ones first, widest interval first. Empty before the first
+    /// run.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn top_up_plan(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TopUpSuggestion>> {
+        let db = &ctx.db().conn;
+        let latest = calibration_run::Entity::find()
+            .filter(calibration_run::Column::EventId.eq(self.0.id))
+            .order_by_desc(calibration_run::Column::Id)
+            .one(db)
+            .await
+            .gql(ctx)?;
+        let Some(run) = latest else {
+            return Ok(Vec::new());
+        };
+        let all = prizes::prizes_of(db, self.0.id).await.gql(ctx)?;
+        if all.is_empty() {
+            return Ok(Vec::new());
+        }
+        let result = ctx.services().parsed_runs.get(&run).gql(ctx)?;
+        let (track_of, _) = prizes::project_maps(db, self.0.id).await.gql(ctx)?;
+        let target = u32::try_from(self.0.reviews_per_project).unwrap_or(0);
+        Ok(prizes::top_up(&all, &result.projects, &track_of, target)
+            .into_iter()
+            .map(|t| TopUpSuggestion::new(self.0.id, &result, t))
+            .collect())
+    }
+}
 
 /// An award of an event: overall or within a track, at a position of the ranking (0 for a
 /// special award), with the winner the organizers assigned, if any.

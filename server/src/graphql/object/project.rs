@@ -11,6 +11,7 @@ use super::comment::Comment;
 use super::event::{Event, Team, Track};
 use super::judging::Review;
 use crate::domain::{Role, json_list};
+use crate::error::AppError;
 use crate::graphql::connection::{Page, page};
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
@@ -51,7 +52,56 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("DuplicateSuggestion.of", Rule::Organizer),
     ("DuplicateSuggestion.reason", Rule::Organizer),
     ("DuplicateSuggestion.similarity", Rule::Organizer),
+    ("Event.projects", Rule::Public),
+    ("Event.duplicateSuggestions", Rule::Organizer),
 ];
+
+/// The gallery and its moderation: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventProjects(pub(super) super::event::EventRow);
+
+/// The gallery and its moderation: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventProjects {
+    /// The public gallery: SUBMITTED projects only, optionally of one track.
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn projects(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(
+            desc = "Only projects of this track, by id or external id; an unknown track is an error."
+        )]
+        track: Option<ID>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<Project>> {
+        let mut q = project::Entity::find_gallery(self.0.id);
+        if let Some(t) = track {
+            let tr = crate::domain::find_track(&ctx.db().conn, &t, Some(self.0.id))
+                .await
+                .gql(ctx)?
+                .filter(|tr| tr.event_id == self.0.id)
+                .ok_or_else(|| {
+                    ctx.err(AppError::bad_input("track", "no such track in this event"))
+                })?;
+            q = q.filter(project::Column::TrackId.eq(tr.id));
+        }
+        page(ctx, q, project::Column::Id, |p| p.id, first, after, Project).await
+    }
+    /// Likely duplicates among the submitted projects not yet marked (organizers): the
+    /// same repository, or near-identical title and summary.
+    #[graphql(complexity = "cost::calibration(child_complexity)")]
+    async fn duplicate_suggestions(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<DuplicateSuggestion>> {
+        let found = crate::domain::moderation::suggestions(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(found.into_iter().map(DuplicateSuggestion).collect())
+    }
+}
 
 /// Where a project is in its life.
 #[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
@@ -160,7 +210,7 @@ impl Project {
             "event",
         )
         .await
-        .map(Event)
+        .map(Event::new)
     }
     /// When the project was created.
     async fn created_at(&self) -> DateTime<Utc> {

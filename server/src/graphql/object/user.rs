@@ -138,7 +138,7 @@ impl Membership {
             "event",
         )
         .await
-        .map(Event)
+        .map(Event::new)
     }
     /// The person holding the role.
     async fn user(&self, ctx: &Context<'_>) -> async_graphql::Result<User> {

@@ -39,7 +39,66 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("TallyRow.credits", Rule::Public),
     ("VoterKey.key", Rule::Public),
     ("VoterKey.event", Rule::Public),
+    ("Event.voting", Rule::Public),
+    // The caller's own ballot (by their session or their voter key).
+    ("Event.myBallot", Rule::Public),
+    // NOT_FOUND for everyone until published.
+    ("Event.voteTally", Rule::Public),
 ];
+
+/// The community vote, the caller's ballot and the published tally: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventVoting(pub(super) super::event::EventRow);
+
+/// The community vote, the caller's ballot and the published tally: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventVoting {
+    /// The event's community vote; null when it has none.
+    async fn voting(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<VoteCampaign>> {
+        let c = voting::campaign_of(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(c.map(|campaign| VoteCampaign {
+            campaign,
+            opens: self.0.voting_open,
+            closes: self.0.voting_close,
+        }))
+    }
+    /// The caller's own ballot: a signed-in account's in an ACCOUNT vote, or an email
+    /// voter's by `voterKey` (a key that fits no voter is UNAUTHENTICATED). Null when the
+    /// event has no vote, or the caller is not of the kind the vote takes.
+    async fn my_ballot(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "An email voter's key (from `confirmVoter`).")] voter_key: Option<String>,
+    ) -> async_graphql::Result<Option<Ballot>> {
+        let who = match (&voter_key, ctx.rc().user()) {
+            (Some(k), _) => voting::Who::Key(k),
+            (None, Some(u)) => voting::Who::Account(u),
+            (None, None) => return Ok(None),
+        };
+        let b = voting::ballot(&ctx.db().conn, self.0.id, who)
+            .await
+            .gql(ctx)?;
+        Ok(b.map(Ballot))
+    }
+    /// The published tally of the community vote, most votes first: NOT_FOUND (for
+    /// everyone) until the window has closed and an organizer published it. It never
+    /// feeds the judged results.
+    #[graphql(complexity = "cost::event_list(child_complexity)")]
+    async fn vote_tally(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TallyRow>> {
+        let c = voting::campaign_of(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        let rows = voting::published_tally(c.as_ref()).gql(ctx)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TallyRow {
+                event_id: self.0.id,
+                row,
+            })
+            .collect())
+    }
+}
 
 /// Who may vote in a community vote.
 #[derive(Enum, Copy, Clone, Eq, PartialEq)]
@@ -257,6 +316,6 @@ impl VoterKey {
     }
     /// The event of the vote.
     async fn event(&self) -> super::event::Event {
-        super::event::Event(self.event.clone())
+        super::event::Event::new(self.event.clone())
     }
 }

@@ -43,7 +43,41 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("WebhookAttempt.durationMs", Rule::Organizer),
     ("WebhookAttempt.statusCode", Rule::Organizer),
     ("WebhookAttempt.error", Rule::Organizer),
+    ("Event.webhooks", Rule::Organizer),
+    ("Event.webhookDeliveries", Rule::Organizer),
 ];
+
+/// Webhooks and their delivery log: a part of [`Event`](super::event::Event), merged into the one GraphQL type.
+pub struct EventWebhooks(pub(super) super::event::EventRow);
+
+/// Webhooks and their delivery log: a part of [`Event`](super::event::Event).
+#[Object(guard = "FieldGuard::new(\"Event\", Scope::event(self.0.id))")]
+impl EventWebhooks {
+    /// The event's webhooks, oldest first (organizers), with their deliveries.
+    #[graphql(complexity = "cost::short_list(child_complexity)")]
+    async fn webhooks(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<super::webhooks::Webhook>> {
+        let all = crate::domain::webhooks::of_event(&ctx.db().conn, self.0.id)
+            .await
+            .gql(ctx)?;
+        Ok(all.into_iter().map(super::webhooks::Webhook).collect())
+    }
+    /// The deliveries of all the event's webhooks, oldest first (organizers): the delivery
+    /// log, with each attempt.
+    #[graphql(complexity = "cost::page(first, child_complexity)")]
+    async fn webhook_deliveries(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "Page size: 20 if omitted, at most the page limit (100 by default).")]
+        first: Option<i32>,
+        #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
+        after: Option<String>,
+    ) -> async_graphql::Result<Page<super::webhooks::WebhookDelivery>> {
+        super::webhooks::event_deliveries(ctx, self.0.id, first, after).await
+    }
+}
 
 /// An endpoint that hears of an event's audited changes: each matching audit event is
 /// POSTed to its URL, signed with its secret.

@@ -151,7 +151,7 @@ function AskForLink({ slug, allowlist }: { slug: string; allowlist: boolean }) {
         ev.preventDefault();
         setSent('');
         const r = await register.run({ event: slug, email: email.trim() });
-        if (r) setSent(`We sent a voting link to ${email.trim()}. Follow it to vote.`);
+        if (r) setSent(`If ${email.trim()} may vote here, a message is on its way to it: follow its link to vote.`);
       }}
     >
       <h2 id="ask-link-h">Vote with your email address</h2>

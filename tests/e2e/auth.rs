@@ -362,7 +362,7 @@ async fn session_cookie_and_csrf(app: App) {
         .await;
     assert_eq!(r.json()["data"]["logOut"], true, "{}", r.text);
     let r = app
-        .post_raw(q, "application/json", &[("cookie", &cookie)])
+        .post_raw(q.clone(), "application/json", &[("cookie", &cookie)])
         .await;
     assert!(r.status < 500);
     let body = r.try_json().unwrap_or(Value::Null);
@@ -371,6 +371,17 @@ async fn session_cookie_and_csrf(app: App) {
         "the cookie no longer works: {}",
         r.text
     );
+    // The refusal of the ended session's cookie drops it (else every page, public ones
+    // too, would be refused until the browser forgot it); the page asks again without.
+    assert_eq!(r.status, 401, "{}", r.text);
+    let set = r.headers_all("set-cookie");
+    assert!(
+        set.iter()
+            .any(|c| c.starts_with("verdict_session=;") && c.to_lowercase().contains("max-age=0")),
+        "the dead cookie is cleared: {set:?}"
+    );
+    let r = app.post_raw(q, "application/json", &[]).await;
+    assert_eq!(r.json()["data"]["viewer"], Value::Null, "{}", r.text);
 }
 
 /// The error code of a websocket answer: an `error` message, or a `next` with errors.

@@ -43,8 +43,8 @@ use sea_orm::{
 use serde_json::json;
 
 use super::accounts;
-use super::throttle::{self, ACCOUNT_FACTOR, ADDRESS_FACTOR};
 use super::links::{LinkInfo, LinkKind, LinkState, mask_email};
+use super::throttle::{self, ACCOUNT_FACTOR, ADDRESS_FACTOR};
 use super::write::{Organizer, Write};
 use super::{Access, Role};
 use crate::audit::Entry;

@@ -122,6 +122,7 @@ impl Caller {
         if !services.db.availability().is_up() {
             return Err(super::unavailable(&request_id));
         }
+        let by_cookie = matches!(self.credential, Credential::Cookie(_));
         let raw = match self.credential {
             Credential::Bearer(t) | Credential::Cookie(t) => Some(t),
             Credential::None => None,
@@ -131,12 +132,25 @@ impl Caller {
             Some(token) => match accounts::authenticate(&services.db.conn, &token).await {
                 Ok(Some(c)) => Some(c),
                 Ok(None) => {
-                    return Err(gql_error(
+                    let mut refusal = gql_error(
                         StatusCode::UNAUTHORIZED,
                         "UNAUTHENTICATED",
                         "the token is invalid, expired or revoked",
                         &request_id,
-                    ));
+                    );
+                    if by_cookie {
+                        // A session ended elsewhere (logged out on another device, a new
+                        // password, a judge's link reissued) leaves its cookie in the
+                        // browser, which would refuse every page, public ones too. The
+                        // refusal says so once and drops the cookie; the client asks again
+                        // without it. A bearer token is the script's to replace.
+                        let clear =
+                            format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+                        if let Ok(v) = HeaderValue::from_str(&clear) {
+                            refusal.headers_mut().append(header::SET_COOKIE, v);
+                        }
+                    }
+                    return Err(refusal);
                 }
                 Err(e) if e.code() == "UNAVAILABLE" => {
                     tracing::warn!(request_id, error = %e, "authentication: database unavailable");

@@ -477,8 +477,9 @@ pub(super) fn cases() -> Vec<Case> {
 pub(super) fn id_sites() -> BTreeSet<String> {
     use apollo_compiler::Schema;
     use apollo_compiler::schema::ExtendedType;
-    let schema = Schema::parse_and_validate(include_str!("../../../schema.graphql"), "schema.graphql")
-        .unwrap_or_else(|e| panic!("schema.graphql: {}", e.errors));
+    let schema =
+        Schema::parse_and_validate(include_str!("../../../schema.graphql"), "schema.graphql")
+            .unwrap_or_else(|e| panic!("schema.graphql: {}", e.errors));
     let mut sites = BTreeSet::new();
     for (type_name, ty) in &schema.types {
         let ExtendedType::Object(object) = ty else {

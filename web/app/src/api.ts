@@ -102,8 +102,21 @@ function firstError(errors: GqlError[]): ApiError {
   return new ApiError(e.message, e.extensions?.code ?? 'INTERNAL', e.extensions?.retryAfter, e.extensions?.field);
 }
 
-/** One operation over HTTP; resolves with `data`, rejects with an [`ApiError`]. */
+/** One operation over HTTP; resolves with `data`, rejects with an [`ApiError`]. A session
+ *  ended elsewhere (logged out on another device, a judge's link reissued) is refused once:
+ *  that answer drops its cookie, and the operation is asked again without it. */
 export async function request<R, V>(doc: Doc<R, V>, variables?: V): Promise<R> {
+  try {
+    return await requestOnce(doc, variables);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'UNAUTHENTICATED' && /token is invalid, expired or revoked/.test(e.message)) {
+      return requestOnce(doc, variables);
+    }
+    throw e;
+  }
+}
+
+async function requestOnce<R, V>(doc: Doc<R, V>, variables?: V): Promise<R> {
   let resp: Response;
   try {
     resp = await fetch('/graphql', {

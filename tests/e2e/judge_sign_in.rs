@@ -278,6 +278,28 @@ async fn a_judge_signs_in_with_the_link_or_the_code_and_only_scores(app: App) {
         scoped.get("errors").is_some(),
         "a judge's link session reads no organizer data elsewhere: {scoped}"
     );
+    // Nor does it show the account's other roles, events or API tokens.
+    let mine = "{ viewer { memberships { id event { slug } } myEvents { roles event { slug } } apiTokens { id } } }";
+    let all = app
+        .ok(Some(&j.judge_password_session), mine, json!({}))
+        .await;
+    assert_eq!(
+        all["viewer"]["memberships"].as_array().map(Vec::len),
+        Some(2),
+        "{all}"
+    );
+    let only = app.ok(Some(&session), mine, json!({})).await;
+    assert_eq!(
+        only["viewer"]["memberships"],
+        json!([{ "id": j.judge, "event": { "slug": j.event } }]),
+        "{only}"
+    );
+    assert_eq!(
+        only["viewer"]["myEvents"],
+        json!([{ "roles": ["JUDGE"], "event": { "slug": j.event } }]),
+        "{only}"
+    );
+    assert_eq!(only["viewer"]["apiTokens"], json!([]), "{only}");
 
     // Its use is audited, with the issue, in the event's log.
     let actions = crate::audit::audit_log(&app, &j.org, &j.event).await;

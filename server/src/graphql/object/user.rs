@@ -4,7 +4,7 @@
 use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
 use entity::{api_token, membership, user};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QueryTrait};
 
 use super::event::{Event, Track};
 use crate::domain::json_ids;
@@ -188,6 +188,9 @@ impl Viewer {
     async fn memberships(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Membership>> {
         let rows = membership::Entity::find()
             .filter(membership::Column::UserId.eq(self.0.id))
+            .apply_if(judge_link(ctx), |q, m| {
+                q.filter(membership::Column::Id.eq(m))
+            })
             .filter(membership::Column::EventId.not_in_subquery(crate::domain::archived_events()))
             .order_by_asc(membership::Column::Id)
             .all(&ctx.db().conn)
@@ -204,9 +207,21 @@ impl Viewer {
         ctx: &Context<'_>,
     ) -> async_graphql::Result<Vec<super::my_events::MyEvent>> {
         let now = crate::domain::clock(&ctx.db().conn).await.gql(ctx)?;
-        let rows = crate::domain::my_events::my_events(&ctx.db().conn, self.0.id, now)
+        let mut rows = crate::domain::my_events::my_events(&ctx.db().conn, self.0.id, now)
             .await
             .gql(ctx)?;
+        if let Some(m) = judge_link(ctx) {
+            // A judge's link session sees the one event it judges, as its judge only.
+            let judge = membership::Entity::find_by_id(m)
+                .one(&ctx.db().conn)
+                .await
+                .gql(ctx)?;
+            rows.retain(|r| judge.as_ref().is_some_and(|j| j.event_id == r.event.id));
+            for r in &mut rows {
+                r.roles = vec![membership::Role::Judge];
+                (r.drafts, r.submitted, r.setup_step) = (None, None, None);
+            }
+        }
         Ok(rows
             .into_iter()
             .map(|row| super::my_events::MyEvent {
@@ -218,10 +233,24 @@ impl Viewer {
     /// The caller's personal API tokens (never the secret).
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn api_tokens(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<ApiToken>> {
+        if judge_link(ctx).is_some() {
+            return Ok(Vec::new());
+        }
         let rows = crate::domain::accounts::api_tokens(&ctx.db().conn, self.0.id)
             .await
             .gql(ctx)?;
         Ok(rows.into_iter().map(ApiToken).collect())
+    }
+}
+
+/// The judge membership a session started by a judge's standing sign-in acts as, if the
+/// caller's is one: the viewer then shows that role only (`domain::judge_sign_in`).
+fn judge_link(ctx: &Context<'_>) -> Option<i64> {
+    match &ctx.rc().caller {
+        Some((_, crate::domain::accounts::Credential::JudgeLink { membership, .. })) => {
+            Some(*membership)
+        }
+        _ => None,
     }
 }
 

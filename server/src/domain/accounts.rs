@@ -113,19 +113,36 @@ pub async fn insert_user(
 /// A new session of `user_id`, from the write's now for [`SESSION_DAYS`]; returns its
 /// bearer token (only its hash is stored).
 pub(crate) async fn new_session(w: &Write, user_id: i64) -> AppResult<String> {
+    Ok(start_session(w, user_id, None, None).await?.0)
+}
+
+/// Starts a session of `user_id` for [`SESSION_DAYS`], ended sooner at `until` when given,
+/// acting only as the judge membership `judge` when given (a judge's standing sign-in);
+/// returns its bearer token and when it expires.
+pub(super) async fn start_session(
+    w: &Write,
+    user_id: i64,
+    judge: Option<i64>,
+    until: Option<chrono::DateTime<chrono::Utc>>,
+) -> AppResult<(String, chrono::DateTime<chrono::Utc>)> {
     let token = bearer_token("vs_");
     let t = w.now();
+    let mut expires_at = t + Duration::days(SESSION_DAYS);
+    if let Some(until) = until {
+        expires_at = expires_at.min(until);
+    }
     session::ActiveModel {
         user_id: Set(user_id),
         token_hash: Set(sha256_hex(token.as_bytes())),
         created_at: Set(t),
-        expires_at: Set(t + Duration::days(SESSION_DAYS)),
+        expires_at: Set(expires_at),
         revoked_at: Set(None),
+        judge_membership_id: Set(judge),
         ..Default::default()
     }
     .insert(w.txn())
     .await?;
-    Ok(token)
+    Ok((token, expires_at))
 }
 
 /// Ends every live session of `user_id` but `keep`, at `at`; returns how many ended. The

@@ -33,7 +33,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use entity::{event, judge_sign_in, membership, session, user};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -453,22 +453,8 @@ pub async fn sign_in(w: &Write, presented: &Presented, client: &str) -> AppResul
         LinkState::Expired => return Err(AppError::WindowClosed(s.why.into())),
         LinkState::Revoked | LinkState::Used => return Err(AppError::forbidden(s.why)),
     }
-    let mut expires_at = t + Duration::days(accounts::SESSION_DAYS);
-    if let Some(close) = event.judging_close {
-        expires_at = expires_at.min(close);
-    }
-    let token = bearer_token("vs_");
-    session::ActiveModel {
-        user_id: Set(user.id),
-        token_hash: Set(sha256_hex(token.as_bytes())),
-        created_at: Set(t),
-        expires_at: Set(expires_at),
-        revoked_at: Set(None),
-        judge_membership_id: Set(Some(judge.id)),
-        ..Default::default()
-    }
-    .insert(txn)
-    .await?;
+    let (token, expires_at) =
+        accounts::start_session(w, user.id, Some(judge.id), event.judging_close).await?;
     judge_sign_in::Entity::update_many()
         .col_expr(judge_sign_in::Column::LastUsedAt, Expr::value(t))
         .filter(judge_sign_in::Column::Id.eq(s.row.id))

@@ -52,6 +52,15 @@ impl RequestCtx {
         self.long_lived
     }
 
+    /// The judge membership the caller's session acts as, and only as, when a judge's
+    /// standing sign-in started it (`domain::judge_sign_in`).
+    pub fn judge_link(&self) -> Option<i64> {
+        match &self.caller {
+            Some((_, Credential::JudgeLink { membership, .. })) => Some(*membership),
+            _ => None,
+        }
+    }
+
     pub fn user(&self) -> Option<&user::Model> {
         self.caller.as_ref().map(|(u, _)| u)
     }

@@ -157,10 +157,7 @@ impl Guard for FieldGuard {
         // A session started by a judge's standing sign-in only scores: never an account,
         // organizer or participant write (`domain::judge_sign_in`).
         if self.type_name == "Mutation"
-            && matches!(
-                ctx.rc().caller,
-                Some((_, crate::domain::accounts::Credential::JudgeLink { .. }))
-            )
+            && ctx.rc().judge_link().is_some()
             && !crate::domain::judge_sign_in::ALLOWED_MUTATIONS.contains(&field)
         {
             return Err(ctx.err(AppError::forbidden(crate::domain::judge_sign_in::REFUSAL)));

@@ -188,7 +188,7 @@ impl Viewer {
     async fn memberships(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Membership>> {
         let rows = membership::Entity::find()
             .filter(membership::Column::UserId.eq(self.0.id))
-            .apply_if(judge_link(ctx), |q, m| {
+            .apply_if(ctx.rc().judge_link(), |q, m| {
                 q.filter(membership::Column::Id.eq(m))
             })
             .filter(membership::Column::EventId.not_in_subquery(crate::domain::archived_events()))
@@ -210,7 +210,7 @@ impl Viewer {
         let mut rows = crate::domain::my_events::my_events(&ctx.db().conn, self.0.id, now)
             .await
             .gql(ctx)?;
-        if let Some(m) = judge_link(ctx) {
+        if let Some(m) = ctx.rc().judge_link() {
             // A judge's link session sees the one event it judges, as its judge only.
             let judge = membership::Entity::find_by_id(m)
                 .one(&ctx.db().conn)
@@ -233,24 +233,13 @@ impl Viewer {
     /// The caller's personal API tokens (never the secret).
     #[graphql(complexity = "cost::short_list(child_complexity)")]
     async fn api_tokens(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<ApiToken>> {
-        if judge_link(ctx).is_some() {
+        if ctx.rc().judge_link().is_some() {
             return Ok(Vec::new());
         }
         let rows = crate::domain::accounts::api_tokens(&ctx.db().conn, self.0.id)
             .await
             .gql(ctx)?;
         Ok(rows.into_iter().map(ApiToken).collect())
-    }
-}
-
-/// The judge membership a session started by a judge's standing sign-in acts as, if the
-/// caller's is one: the viewer then shows that role only (`domain::judge_sign_in`).
-fn judge_link(ctx: &Context<'_>) -> Option<i64> {
-    match &ctx.rc().caller {
-        Some((_, crate::domain::accounts::Credential::JudgeLink { membership, .. })) => {
-            Some(*membership)
-        }
-        _ => None,
     }
 }
 

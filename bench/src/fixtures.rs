@@ -90,7 +90,7 @@ fn teams_and_projects(
         let person = format!("usr_p{i:05}");
         people.push(json!({
             "external_id": person,
-            "email": format!("participant{i:05}@{slug}.bench.local"),
+            "email": participant_email(slug, i),
             "display_name": format!("Participant {i}"),
         }));
         teams.push(json!({ "external_id": format!("tm_{i:05}"), "name": format!("Team {i}"), "members": [person] }));
@@ -119,7 +119,18 @@ fn tracks(n: usize) -> Value {
 }
 
 fn organizer(slug: &str) -> Value {
-    json!({ "external_id": "usr_org", "email": format!("organizer@{slug}.bench.local"), "display_name": "Organizer" })
+    json!({ "external_id": "usr_org", "email": organizer_email(slug), "display_name": "Organizer" })
+}
+
+/// The email of the event's one organizer.
+pub fn organizer_email(slug: &str) -> String {
+    format!("organizer@{slug}.bench.local")
+}
+
+/// The email of participant `i` of the event, the one member of team `tm_{i:05}`, whose
+/// project is `prj_{i:05}`.
+pub fn participant_email(slug: &str, i: usize) -> String {
+    format!("participant{i:05}@{slug}.bench.local")
 }
 
 /// The 50-project gallery event.

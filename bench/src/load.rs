@@ -20,9 +20,10 @@ use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest, http::H
 
 use crate::server::Proc;
 
-/// One request of a load: the JSON body and the bearer token, if any.
+/// One request of a load: a POST of the JSON body (a GET when there is none) with the
+/// bearer token, if any.
 pub struct Call {
-    pub body: String,
+    pub body: Option<String>,
     pub token: Option<Arc<str>>,
 }
 
@@ -34,8 +35,16 @@ pub fn fixed(query: &str, vars: Value, token: Option<&str>) -> MakeCall {
     let body = json!({ "query": query, "variables": vars }).to_string();
     let token: Option<Arc<str>> = token.map(Arc::from);
     Arc::new(move |_, _| Call {
-        body: body.clone(),
+        body: Some(body.clone()),
         token: token.clone(),
+    })
+}
+
+/// A GET of the load's URL, without credentials, every time.
+pub fn get() -> MakeCall {
+    Arc::new(|_, _| Call {
+        body: None,
+        token: None,
     })
 }
 
@@ -120,10 +129,13 @@ pub async fn run(
                 }
                 let call = make(c, i);
                 i += 1;
-                let mut req = client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .body(call.body);
+                let mut req = match call.body {
+                    Some(body) => client
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .body(body),
+                    None => client.get(&url),
+                };
                 if let Some(token) = call.token {
                     req = req.bearer_auth(token);
                 }

@@ -24,8 +24,9 @@ use load::{Api, Timing};
 use report::Report;
 use server::{Backend, Server, Store};
 
-/// The rows, in the order they run.
-const ROWS: [&str; 8] = [
+/// The rows, numbered as in the table; they run in this order, except that calibration,
+/// which needs no database, runs once after every backend's rows.
+const ROWS: [&str; 10] = [
     "ceiling",
     "gallery",
     "postgraphile",
@@ -34,6 +35,8 @@ const ROWS: [&str; 8] = [
     "writes",
     "progress",
     "calibration",
+    "pages",
+    "edge",
 ];
 
 #[derive(Parser)]
@@ -45,8 +48,8 @@ struct Args {
     /// Which database(s) to measure.
     #[arg(long, value_enum, default_value_t = Which::Both)]
     backend: Which,
-    /// Only these rows, by number (1-8) or name (ceiling, gallery, postgraphile, results,
-    /// fanout, writes, progress, calibration), comma-separated.
+    /// Only these rows, by number (1-10) or name (ceiling, gallery, postgraphile, results,
+    /// fanout, writes, progress, calibration, pages, edge), comma-separated.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Short windows (1 s warm-up, 3 s measured), 1,000 fan-out subscribers, and only the
@@ -112,7 +115,7 @@ fn selected(only: &[String]) -> Result<Vec<&'static str>, String> {
             _ => *ROWS
                 .iter()
                 .find(|r| **r == o)
-                .ok_or_else(|| format!("unknown row {o}; rows: 1-8 or {}", ROWS.join(", ")))?,
+                .ok_or_else(|| format!("unknown row {o}; rows: 1-10 or {}", ROWS.join(", ")))?,
         };
         rows.push(row);
     }
@@ -258,11 +261,12 @@ async fn measure(
     } else {
         vec![]
     };
+    let tokens = rows::Tokens::mint(s.verdict, s.store, s.big)?;
     println!(
         "  imported and signed up in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let srv = Server::verdict(s.verdict, s.store).await?;
+    let srv = Server::verdict(s.verdict, s.store, &[]).await?;
     let api = Api::new(format!("{}/graphql", srv.base));
     let d = api
         .gql(
@@ -284,11 +288,14 @@ async fn measure(
         timing,
         subscribers,
         admin,
+        tokens,
         judges,
         big: s.big,
         report,
         ceiling: Default::default(),
+        signed_ceiling: None,
         gallery_64: None,
+        gallery_signed_64: None,
         run: None,
         writes_p99: None,
     };
@@ -301,6 +308,8 @@ async fn measure(
             "fanout" => bench.fanout().await,
             "writes" => bench.writes().await,
             "progress" => bench.progress().await,
+            "pages" => bench.pages().await,
+            "edge" => bench.edge().await,
             _ => {}
         }
     }
@@ -314,9 +323,10 @@ mod tests {
     #[test]
     fn rows_are_chosen_by_number_or_name_and_run_in_table_order() {
         let only = |s: &[&str]| selected(&s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-        assert_eq!(only(&[]).unwrap().len(), 8);
+        assert_eq!(only(&[]).unwrap().len(), 10);
         assert_eq!(only(&["writes", "1"]).unwrap(), vec!["ceiling", "writes"]);
-        assert!(only(&["9"]).is_err());
+        assert_eq!(only(&["10", "pages"]).unwrap(), vec!["pages", "edge"]);
+        assert!(only(&["11"]).is_err());
         assert!(only(&["nonsense"]).is_err());
     }
 }

@@ -141,10 +141,20 @@ impl Drop for Server {
 
 impl Server {
     /// `verdict serve` on a free port with the per-address rate limit out of the way (all
-    /// the load comes from 127.0.0.1), its log in the store's directory.
-    pub async fn verdict(verdict: &Path, store: &Store) -> Result<Server, String> {
+    /// the load comes from 127.0.0.1), its log in the store's directory, with `env` added
+    /// to what it inherits (`RUST_LOG` among them).
+    pub async fn verdict(
+        verdict: &Path,
+        store: &Store,
+        env: &[(&str, &str)],
+    ) -> Result<Server, String> {
         let log_path = store.dir.path().join("serve.log");
-        let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
+        // Appended: a second server on the same store (rows 5 and 10) keeps the first's log.
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| e.to_string())?;
         let mut child = Command::new(verdict)
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args([
@@ -155,6 +165,7 @@ impl Server {
             ])
             .env("VERDICT_DATABASE_URL", &store.url)
             .env("VERDICT_KEY_FILE", store.key_file())
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()

@@ -42,7 +42,7 @@ impl Bench<'_> {
             let mine = &assignments[c];
             let a = &mine[i as usize % mine.len()];
             Call {
-                body: save_review_body(a, 1 + (i % 10) as i64),
+                body: Some(save_review_body(a, 1 + (i % 10) as i64)),
                 token: Some(tokens[c].clone()),
             }
         })
@@ -62,11 +62,13 @@ impl Bench<'_> {
             .map(|t| Arc::from(t.as_str()))
             .collect();
         let rename: MakeCall = Arc::new(move |c, i| Call {
-            body: json!({
-                "query": "mutation($n: String!) { updateProfile(displayName: $n) { id } }",
-                "variables": { "n": format!("Judge {c} ({i})") },
-            })
-            .to_string(),
+            body: Some(
+                json!({
+                    "query": "mutation($n: String!) { updateProfile(displayName: $n) { id } }",
+                    "variables": { "n": format!("Judge {c} ({i})") },
+                })
+                .to_string(),
+            ),
             token: Some(tokens[c].clone()),
         });
         let o = self.run_load(WRITERS, rename).await;

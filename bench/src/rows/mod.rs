@@ -16,6 +16,9 @@ use crate::report::{Report, count, dash, ratio};
 use crate::server::{Server, Store};
 
 mod live;
+mod pages;
+
+pub use pages::Tokens;
 
 /// Judges writing reviews concurrently in rows 6 and 7 (one connection each).
 pub const WRITERS: usize = 64;
@@ -43,14 +46,21 @@ pub struct Bench<'a> {
     pub timing: Timing,
     pub subscribers: usize,
     pub admin: String,
+    /// API tokens of the signed-in rows (organizers, a judge, a participant).
+    pub tokens: Tokens,
     /// Tokens of judges `0..=PROBE_JUDGE` of the big event, when rows 6 or 7 run.
     pub judges: Vec<String>,
     pub big: &'a fixtures::Event,
     pub report: &'a mut Report,
     /// `{__typename}` per second at 1 and at 64 connections (row 1).
     pub ceiling: HashMap<usize, f64>,
+    /// `{__typename}` per second signed in with an organizer's API token, 64 connections
+    /// (row 1, or the first row that needs it).
+    pub signed_ceiling: Option<f64>,
     /// Verdict's gallery per second at 64 connections (row 2), for row 3's ratio.
     pub gallery_64: Option<f64>,
+    /// The same signed in with the organizer's API token (row 2), for row 3.
+    pub gallery_signed_64: Option<f64>,
     /// The published calibration run of the big event (row 4, or row 5 when 4 is skipped).
     pub run: Option<String>,
     /// saveReview p99 in ms with nobody subscribed (row 6), for row 7.
@@ -89,6 +99,31 @@ impl Bench<'_> {
         o: &Outcome,
         ceiling: Option<f64>,
     ) -> Option<f64> {
+        self.rate_line_with(row, metric, o, ceiling, "")
+    }
+
+    /// [`Bench::rate_line`] with the server's CPU per request in the same line (3 decimals).
+    fn rate_cpu_line(
+        &mut self,
+        row: &str,
+        metric: &str,
+        o: &Outcome,
+        ceiling: Option<f64>,
+    ) -> Option<f64> {
+        let cpu = format!(", server CPU {:.3} ms/request", o.cpu_ms_per_request());
+        self.rate_line_with(row, metric, o, ceiling, &cpu)
+    }
+
+    /// [`Bench::rate_line`] with `extra` after the rate and latencies; failed requests are
+    /// always said, after it.
+    fn rate_line_with(
+        &mut self,
+        row: &str,
+        metric: &str,
+        o: &Outcome,
+        ceiling: Option<f64>,
+        extra: &str,
+    ) -> Option<f64> {
         if o.served == 0 {
             let why = match &o.first_error {
                 Some(e) => format!("all {} requests failed, e.g. {e}", o.failed),
@@ -115,7 +150,7 @@ impl Bench<'_> {
             row,
             self.backend,
             metric,
-            format!("{}{failed}", rate(o)),
+            format!("{}{extra}{failed}", rate(o)),
             c,
             r,
         );
@@ -134,6 +169,25 @@ impl Bench<'_> {
                 self.ceiling.insert(c, r);
             }
         }
+        self.signed_ceiling().await;
+    }
+
+    /// `{__typename}` signed in with the gallery organizer's API token at 64 connections:
+    /// every signed-in row's ceiling. Measured once, in row 1 or in the first row needing it.
+    async fn signed_ceiling(&mut self) -> Option<f64> {
+        if self.signed_ceiling.is_none() {
+            let token = self.tokens.organizer.clone();
+            let o = self
+                .run_load(64, load::fixed("{__typename}", json!({}), Some(&token)))
+                .await;
+            self.signed_ceiling = self.rate_cpu_line(
+                "1 ceiling",
+                "{__typename}, signed in (an organizer's API token), 64 conn",
+                &o,
+                None,
+            );
+        }
+        self.signed_ceiling
     }
 
     /// Row 2: the anonymous gallery page of 50 projects with track and team, and the server
@@ -176,21 +230,19 @@ impl Bench<'_> {
             }
         }
         // Anonymous answers are shared while nothing is committed; a signed-in request
-        // executes every time: the cost of the page itself.
-        let admin = self.admin.clone();
+        // executes every time: the cost of the page itself, against the signed-in ceiling.
+        let ceiling = self.signed_ceiling().await;
+        let token = self.tokens.organizer.clone();
         let o = self
-            .run_load(64, load::fixed(GALLERY_QUERY, vars.clone(), Some(&admin)))
+            .run_load(64, load::fixed(GALLERY_QUERY, vars.clone(), Some(&token)))
             .await;
-        let ceiling = self.ceiling.get(&64).copied();
-        if self
-            .rate_line(
-                ROW,
-                "the same, signed in (executes every request), 64 conn",
-                &o,
-                ceiling,
-            )
-            .is_some()
-        {
+        self.gallery_signed_64 = self.rate_line(
+            ROW,
+            "the same, signed in with the organizer's API token (executes every request; ceiling: signed-in {__typename}), 64 conn",
+            &o,
+            ceiling,
+        );
+        if self.gallery_signed_64.is_some() {
             self.report.value(
                 ROW,
                 self.backend,
@@ -268,6 +320,20 @@ impl Bench<'_> {
                 "Verdict / PostGraphile",
                 "— (row 2 not measured)".into(),
             ),
+        }
+        let metric = "Verdict signed in (organizer's API token, every field guarded) / PostGraphile (no authorization here), 64 conn";
+        match self.gallery_signed_64 {
+            Some(ours) => self.report.add(
+                ROW,
+                self.backend,
+                metric,
+                format!("{}/s vs {}/s", count(ours), count(theirs)),
+                dash(),
+                format!("{:.2}×", ours / theirs),
+            ),
+            None => self
+                .report
+                .value(ROW, self.backend, metric, "— (row 2 not measured)".into()),
         }
     }
 
@@ -424,7 +490,7 @@ impl Bench<'_> {
         const ROW: &str = "5 resultsPublished fan-out";
         // A fresh process: one that served row 4's load keeps its freed heap resident and
         // fills it again first, which would hide what the subscribers cost.
-        let server = match Server::verdict(self.verdict, self.store).await {
+        let server = match Server::verdict(self.verdict, self.store, &[]).await {
             Ok(s) => s,
             Err(e) => return self.report.not_measured(ROW, self.backend, &e),
         };

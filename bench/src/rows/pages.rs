@@ -192,6 +192,9 @@ fn present(v: Option<&Value>) -> bool {
     }
 }
 
+/// How many times row 10's two servers take turns.
+const EDGE_ROUNDS: usize = 2;
+
 impl Bench<'_> {
     fn token(&self, who: Who) -> &str {
         match who {
@@ -270,22 +273,49 @@ impl Bench<'_> {
     /// connection, with the server's CPU per request; the difference is the log's share.
     pub async fn edge(&mut self) {
         const ROW: &str = "10 edge";
-        let mut healthz_cpu = HashMap::new();
+        let mut servers = Vec::new();
         for level in ["info", "warn"] {
-            let server =
-                match Server::verdict(self.verdict, self.store, &[("RUST_LOG", level)]).await {
-                    Ok(s) => s,
-                    Err(e) => return self.report.not_measured(ROW, self.backend, &e),
-                };
-            let healthz = format!("{}/healthz", server.base);
-            let graphql = format!("{}/graphql", server.base);
-            for c in [1, 64] {
-                let o = load::run(&healthz, &server.proc, c, self.timing, load::get()).await;
-                let metric = format!("GET /healthz (layers only), RUST_LOG={level}, {c} conn");
-                if self.rate_cpu_line(ROW, &metric, &o, None).is_some() {
-                    healthz_cpu.insert((level, c), o.cpu_ms_per_request());
+            match Server::verdict(self.verdict, self.store, &[("RUST_LOG", level)]).await {
+                Ok(s) => servers.push((level, s)),
+                Err(e) => return self.report.not_measured(ROW, self.backend, &e),
+            }
+        }
+        // The two servers take turns, twice, and each keeps its cheaper round: a burst of
+        // other work on a shared machine lands on one round, not on one server.
+        let mut best: HashMap<(&str, usize), Outcome> = HashMap::new();
+        for _ in 0..EDGE_ROUNDS {
+            for (level, server) in &servers {
+                let healthz = format!("{}/healthz", server.base);
+                for c in [1, 64] {
+                    let o = load::run(&healthz, &server.proc, c, self.timing, load::get()).await;
+                    let better = match best.get(&(*level, c)) {
+                        None => true,
+                        Some(b) => {
+                            o.served > 0
+                                && (b.served == 0
+                                    || o.cpu_ms_per_request() < b.cpu_ms_per_request())
+                        }
+                    };
+                    if better {
+                        best.insert((*level, c), o);
+                    }
                 }
             }
+        }
+        let mut healthz_cpu = HashMap::new();
+        for (level, server) in &servers {
+            for c in [1, 64] {
+                let Some(o) = best.remove(&(*level, c)) else {
+                    continue;
+                };
+                let metric = format!(
+                    "GET /healthz (layers only), RUST_LOG={level}, {c} conn, cheaper of {EDGE_ROUNDS} rounds"
+                );
+                if self.rate_cpu_line(ROW, &metric, &o, None).is_some() {
+                    healthz_cpu.insert((*level, c), o.cpu_ms_per_request());
+                }
+            }
+            let graphql = format!("{}/graphql", server.base);
             let typename = load::fixed("{__typename}", json!({}), None);
             let o = load::run(&graphql, &server.proc, 1, self.timing, typename).await;
             let metric = format!("{{__typename}} anonymous, RUST_LOG={level}, 1 conn");

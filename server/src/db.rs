@@ -229,20 +229,35 @@ fn reusable_postgres(
 ///   keeps); processes sharing one SQLite file share one host and so one clock.
 pub async fn now<C: ConnectionTrait>(db: &C) -> Result<DateTime<Utc>, DbErr> {
     let backend = db.get_database_backend();
-    let sql = match backend {
-        DbBackend::Sqlite => "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')",
-        _ => "SELECT CURRENT_TIMESTAMP",
-    };
+    let sql = format!("SELECT {} AS {NOW_COLUMN}", now_sql(backend));
     let row = db
         .query_one_raw(Statement::from_string(backend, sql))
         .await?
         .ok_or_else(|| DbErr::Custom("the database did not tell the time".into()))?;
+    read_now(&row, backend)
+}
+
+/// The column a statement reads [`now_sql`] into, beside its rows ([`read_now`] reads it).
+pub const NOW_COLUMN: &str = "verdict_db_now";
+
+/// The SQL expression of the database's clock, as [`now`] reads it: a statement that
+/// selects it as [`NOW_COLUMN`] beside its rows reads the clock without a statement of
+/// its own (authentication does, on every signed-in request).
+pub fn now_sql(backend: DbBackend) -> &'static str {
+    match backend {
+        DbBackend::Sqlite => "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+        _ => "CURRENT_TIMESTAMP",
+    }
+}
+
+/// The time in the [`NOW_COLUMN`] of `row` (selected as [`now_sql`]).
+pub fn read_now(row: &sea_orm::QueryResult, backend: DbBackend) -> Result<DateTime<Utc>, DbErr> {
     match backend {
         DbBackend::Sqlite => {
-            let text: String = row.try_get_by_index(0)?;
+            let text: String = row.try_get("", NOW_COLUMN)?;
             parse_sqlite_time(&text)
         }
-        _ => row.try_get_by_index::<DateTime<Utc>>(0),
+        _ => row.try_get::<DateTime<Utc>>("", NOW_COLUMN),
     }
 }
 

@@ -218,27 +218,31 @@ pub async fn log_out(w: &Write, session_id: i64) -> AppResult<()> {
 }
 
 /// Finds the user behind a bearer secret (session or personal API token), if it is valid.
+///
+/// Every signed-in request starts here, so it is one statement: the credential's row
+/// joined with its user, with the database's clock read beside them
+/// ([`crate::db::now_sql`]) to judge expiry by, as every check of a window is judged. Only
+/// an API token's last-use note (kept to the minute) adds a second, now and then.
 pub async fn authenticate(
     db: &DatabaseConnection,
     raw: &str,
 ) -> AppResult<Option<(user::Model, Credential)>> {
     let hash = sha256_hex(raw.as_bytes());
-    // A read (its last-use note is bookkeeping, not a write of the rules): its own clock.
-    let t = clock(db).await?;
     let found = if raw.starts_with("vt_") {
-        let Some(tok) = api_token::Entity::find()
-            .filter(api_token::Column::TokenHash.eq(hash))
-            .filter(api_token::Column::RevokedAt.is_null())
-            .filter(
-                sea_orm::Condition::any()
-                    .add(api_token::Column::ExpiresAt.is_null())
-                    .add(api_token::Column::ExpiresAt.gt(t)),
-            )
-            .one(db)
-            .await?
+        let Some((tok, user, t)) = with_user_and_clock(
+            db,
+            api_token::Entity::find()
+                .filter(api_token::Column::TokenHash.eq(hash))
+                .filter(api_token::Column::RevokedAt.is_null()),
+            api_token::Column::UserId,
+        )
+        .await?
         else {
             return Ok(None);
         };
+        if tok.expires_at.is_some_and(|e| e <= t) {
+            return Ok(None);
+        }
         // Last use is kept to the minute, so a busy script does not write on every call.
         // It is bookkeeping: a database that cannot write now (disk full, read-only file)
         // does not turn the token's reads away.
@@ -261,22 +265,27 @@ pub async fn authenticate(
         }
         let read_only = tok.scope == api_token::TokenScope::Read;
         (
-            tok.user_id,
+            user,
             Credential::ApiToken {
                 id: tok.id,
                 read_only,
             },
         )
     } else {
-        let Some(s) = session::Entity::find()
-            .filter(session::Column::TokenHash.eq(hash))
-            .filter(session::Column::RevokedAt.is_null())
-            .filter(session::Column::ExpiresAt.gt(t))
-            .one(db)
-            .await?
+        let Some((s, user, t)) = with_user_and_clock(
+            db,
+            session::Entity::find()
+                .filter(session::Column::TokenHash.eq(hash))
+                .filter(session::Column::RevokedAt.is_null()),
+            session::Column::UserId,
+        )
+        .await?
         else {
             return Ok(None);
         };
+        if s.expires_at <= t {
+            return Ok(None);
+        }
         let credential = match s.judge_membership_id {
             Some(membership) => Credential::JudgeLink {
                 id: s.id,
@@ -284,16 +293,49 @@ pub async fn authenticate(
             },
             None => Credential::Session { id: s.id },
         };
-        (s.user_id, credential)
+        (user, credential)
     };
-    let user = user::Entity::find_by_id(found.0).one(db).await?;
-    Ok(user.map(|mut u| {
-        // A judge's sign-in link never carries the account's site-admin rights.
-        if matches!(found.1, Credential::JudgeLink { .. }) {
-            u.is_site_admin = false;
-        }
-        (u, found.1)
-    }))
+    let (mut u, credential) = found;
+    // A judge's sign-in link never carries the account's site-admin rights.
+    if matches!(credential, Credential::JudgeLink { .. }) {
+        u.is_site_admin = false;
+    }
+    Ok(Some((u, credential)))
+}
+
+/// The one row `select` finds, with the user its `user_id` column names and the database's
+/// clock, in one statement; None when no row (or no such user) is found.
+async fn with_user_and_clock<E>(
+    db: &DatabaseConnection,
+    select: sea_orm::Select<E>,
+    user_id: E::Column,
+) -> AppResult<Option<(E::Model, user::Model, chrono::DateTime<chrono::Utc>)>>
+where
+    E: EntityTrait,
+{
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{FromQueryResult, JoinType, QueryTrait};
+    let backend = db.get_database_backend();
+    let to_user = E::belongs_to(user::Entity)
+        .from(user_id)
+        .to(user::Column::Id)
+        .into();
+    let statement = select
+        .select_also(user::Entity)
+        .join(JoinType::InnerJoin, to_user)
+        .expr_as(
+            Expr::cust(crate::db::now_sql(backend)),
+            crate::db::NOW_COLUMN,
+        )
+        .limit(1)
+        .build(backend);
+    let Some(row) = db.query_one_raw(statement).await? else {
+        return Ok(None);
+    };
+    let found = E::Model::from_query_result(&row, "A_")?;
+    let user = user::Model::from_query_result(&row, "B_")?;
+    let now = crate::db::read_now(&row, backend)?;
+    Ok(Some((found, user, now)))
 }
 
 /// Whether a credential found by [`authenticate`] still holds: the session is neither

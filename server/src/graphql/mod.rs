@@ -23,7 +23,7 @@ pub mod relay;
 pub mod subscription;
 
 pub use context::{RequestCtx, Services};
-use extensions::{LiveCredential, Observe, QueryLimits, RequestTimeout};
+use extensions::Edge;
 use loaders::Loaders;
 use mutation::Mutation;
 use query::Query;
@@ -41,12 +41,9 @@ fn builder() -> SchemaBuilder<Query, Mutation, Subscription> {
 /// Builds the schema with its limits (see [`extensions`]). Building has no side effects.
 pub fn schema(services: Services, introspection: bool) -> VerdictSchema {
     let l = &services.limits;
-    // Observe first: it sees each request before the others and each response after them.
+    // One extension runs every check of an operation (see `extensions::edge`).
     let mut b = builder()
-        .extension(Observe)
-        .extension(LiveCredential)
-        .extension(RequestTimeout::new(l.request_timeout()))
-        .extension(QueryLimits::new(l, introspection))
+        .extension(Edge::new(l, introspection))
         .limit_recursive_depth(extensions::MAX_NESTING);
     if !introspection {
         b = b.disable_introspection();

@@ -10,45 +10,26 @@
 
 use std::sync::Arc;
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
-};
-use async_graphql::{Pos, Request, ServerResult};
+use async_graphql::extensions::ExtensionContext;
+use async_graphql::{Pos, ServerResult};
 
 use crate::graphql::error::to_graphql;
 use crate::graphql::{RequestCtx, Services};
 
-/// The extension factory, built once with the schema.
-pub struct LiveCredential;
-
-impl ExtensionFactory for LiveCredential {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Check)
+/// `prepare_request`: refuses the operation when a long-lived connection's credential has
+/// died since the connection was opened (and loads its access fresh when it holds).
+pub(super) async fn recheck(ctx: &ExtensionContext<'_>) -> ServerResult<()> {
+    // A websocket connection's context is its session data; an HTTP request's is in the
+    // request's own data and is not long-lived.
+    if let Some(rc) = ctx.data_opt::<Arc<RequestCtx>>()
+        && rc.is_long_lived()
+        && let Some(services) = ctx.data_opt::<Services>()
+        && let Err(e) = rc.recheck(&services.db).await
+    {
+        let mut refused = to_graphql(e, &rc.request_id).into_server_error(Pos::default());
+        // The whole operation is refused, not a place in its document.
+        refused.locations.clear();
+        return Err(refused);
     }
-}
-
-struct Check;
-
-#[async_graphql::async_trait::async_trait]
-impl Extension for Check {
-    async fn prepare_request(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
-        // A websocket connection's context is its session data; an HTTP request's is in
-        // the request's own data and is not long-lived.
-        if let Some(rc) = ctx.data_opt::<Arc<RequestCtx>>()
-            && rc.is_long_lived()
-            && let Some(services) = ctx.data_opt::<Services>()
-            && let Err(e) = rc.recheck(&services.db).await
-        {
-            let mut refused = to_graphql(e, &rc.request_id).into_server_error(Pos::default());
-            // The whole operation is refused, not a place in its document.
-            refused.locations.clear();
-            return Err(refused);
-        }
-        next.run(ctx, request).await
-    }
+    Ok(())
 }

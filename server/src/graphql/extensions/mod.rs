@@ -1,15 +1,16 @@
-//! Schema extensions: the request limits, each refusing with its `extensions.code` where it
-//! is checked, never by matching message text afterwards.
+//! What runs around each operation, each check refusing with its `extensions.code` where
+//! it is checked, never by matching message text afterwards. One extension, [`Edge`], runs
+//! them all (see [`edge`] for why one):
 //!
-//! - [`QueryLimits`]: depth, complexity, directives per field and nesting; parse and
-//!   validation errors are the caller's (BAD_USER_INPUT).
-//! - [`RequestTimeout`]: the per-request time budget.
-//! - [`LiveCredential`]: on a websocket, each operation re-checks the connection's
-//!   credential and loads access fresh.
-//! - [`Observe`]: each operation's name and outcome to the metrics and the request log,
-//!   and the request id into every error's `extensions.requestId`.
+//! - `limits`: depth, complexity, directives per field and nesting; parse and validation
+//!   errors are the caller's (BAD_USER_INPUT).
+//! - `timeout`: the per-request time budget.
+//! - `credential`: on a websocket, each operation re-checks the connection's credential
+//!   and loads access fresh.
+//! - `observe`: each operation's name and outcome to the metrics and the request log, and
+//!   the request id into every error's `extensions.requestId`.
 //!
-//! All are installed by [`super::schema`], so the HTTP handlers, the websocket and the
+//! [`Edge`] is installed by [`super::schema`], so the HTTP handlers, the websocket and the
 //! in-process tests get the same limits.
 
 use async_graphql::{Pos, ServerError};
@@ -17,14 +18,13 @@ use async_graphql::{Pos, ServerError};
 use crate::error::AppError;
 
 mod credential;
+pub mod edge;
 mod limits;
 mod observe;
 mod timeout;
 
-pub use credential::LiveCredential;
-pub use limits::{MAX_NESTING, QueryLimits};
-pub use observe::Observe;
-pub use timeout::RequestTimeout;
+pub use edge::Edge;
+pub use limits::MAX_NESTING;
 
 /// The code of errors the caller caused: a syntax error, an unknown field, a variable of
 /// the wrong type, an unknown operation name.

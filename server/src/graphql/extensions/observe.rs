@@ -10,38 +10,24 @@
 //! socket). A subscription holds the `verdict_graphql_subscriptions_active` gauge from its
 //! validation until then.
 //!
-//! It is the schema's first extension, so it sees the request before the others and the
+//! [`super::Edge`] runs it first, so it sees the request before the other checks and the
 //! response after them (with the codes they set).
 
 use std::any::TypeId;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextParseQuery, NextPrepareRequest, NextRequest,
-    NextSubscribe, NextValidation,
-};
+use async_graphql::extensions::ExtensionContext;
 use async_graphql::parser::types::{ExecutableDocument, OperationType};
-use async_graphql::{Request, Response, ServerResult, ValidationResult, Variables};
+use async_graphql::{Request, Response};
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 
 use crate::graphql::RequestCtx;
 use crate::metrics::{self, Active};
 
-/// The extension factory, built once with the schema.
-pub struct Observe;
-
-impl ExtensionFactory for Observe {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Observer(Arc::new(Operation {
-            started: Instant::now(),
-            seen: Mutex::default(),
-        })))
-    }
-}
-
-struct Observer(Arc<Operation>);
+/// One operation's observer, made by [`super::Edge`] for each operation.
+pub(super) struct Observer(Arc<Operation>);
 
 /// One operation, recorded in the metrics when the last reference to it is dropped.
 struct Operation {
@@ -98,22 +84,23 @@ impl Drop for Operation {
     }
 }
 
-#[async_graphql::async_trait::async_trait]
-impl Extension for Observer {
-    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let mut resp = next.run(ctx).await;
-        self.0.answered(&mut resp);
-        resp
+impl Observer {
+    pub(super) fn new() -> Observer {
+        Observer(Arc::new(Operation {
+            started: Instant::now(),
+            seen: Mutex::default(),
+        }))
     }
 
-    fn subscribe<'s>(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        stream: BoxStream<'s, Response>,
-        next: NextSubscribe<'_>,
-    ) -> BoxStream<'s, Response> {
+    /// `request`: the outcome of the answer, and the request id into its errors.
+    pub(super) fn answered(&self, resp: &mut Response) {
+        self.0.answered(resp);
+    }
+
+    /// `subscribe`: each message's outcome; counted when the stream ends.
+    pub(super) fn follow<'s>(&self, stream: BoxStream<'s, Response>) -> BoxStream<'s, Response> {
         let operation = self.0.clone();
-        next.run(ctx, stream)
+        stream
             .map(move |mut resp| {
                 operation.answered(&mut resp);
                 resp
@@ -121,12 +108,8 @@ impl Extension for Observer {
             .boxed()
     }
 
-    async fn prepare_request(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
+    /// `prepare_request`: the request id and the operation name asked for.
+    pub(super) fn prepared(&self, ctx: &ExtensionContext<'_>, request: &Request) {
         // A websocket operation's caller is in the connection's data; an HTTP request's in
         // the request's own.
         let rc = ctx.data_opt::<Arc<RequestCtx>>().or_else(|| {
@@ -135,23 +118,14 @@ impl Extension for Observer {
                 .get(&TypeId::of::<Arc<RequestCtx>>())
                 .and_then(|d| d.downcast_ref::<Arc<RequestCtx>>())
         });
-        {
-            let mut seen = self.0.seen();
-            seen.request_id = rc.map(|rc| rc.request_id.clone());
-            seen.requested = request.operation_name.clone();
-            seen.label = Some(metrics::operation_label(seen.requested.as_deref()));
-        }
-        next.run(ctx, request).await
+        let mut seen = self.0.seen();
+        seen.request_id = rc.map(|rc| rc.request_id.clone());
+        seen.requested = request.operation_name.clone();
+        seen.label = Some(metrics::operation_label(seen.requested.as_deref()));
     }
 
-    async fn parse_query(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let doc = next.run(ctx, query, variables).await?;
+    /// `parse_query`: the label of the operation the document selects.
+    pub(super) fn parsed(&self, doc: &ExecutableDocument) {
         let mut seen = self.0.seen();
         // The operation execution will run: the one named, or the only one. (Several
         // without a name, or an unknown name, are refused; the label stays as requested.)
@@ -170,19 +144,13 @@ impl Extension for Observer {
         if let Some(label) = &seen.label {
             tracing::Span::current().record("operation", label.as_str());
         }
-        Ok(doc)
     }
 
-    async fn validation(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        next: NextValidation<'_>,
-    ) -> Result<ValidationResult, Vec<async_graphql::ServerError>> {
-        let result = next.run(ctx).await?;
+    /// `validation` passed: a subscription holds the gauge from here on.
+    pub(super) fn validated(&self) {
         let mut seen = self.0.seen();
         if seen.subscription && seen.active.is_none() {
             seen.active = Some(Active::start(metrics::SUBSCRIPTIONS));
         }
-        Ok(result)
     }
 }

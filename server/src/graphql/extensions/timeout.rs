@@ -2,42 +2,21 @@
 //! longer is cut off with QUERY_TOO_COMPLEX. It covers the whole request, parsing and
 //! validation included; subscriptions are long-lived streams and have no budget.
 
-use std::sync::Arc;
+use std::future::Future;
 use std::time::Duration;
 
 use async_graphql::Response;
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextRequest};
 
 use super::too_complex;
 
-/// The extension factory, built once with the schema.
-pub struct RequestTimeout(Arc<Budget>);
-
-struct Budget(Duration);
-
-impl RequestTimeout {
-    pub fn new(limit: Duration) -> Self {
-        RequestTimeout(Arc::new(Budget(limit)))
-    }
-}
-
-impl ExtensionFactory for RequestTimeout {
-    fn create(&self) -> Arc<dyn Extension> {
-        self.0.clone()
-    }
-}
-
-#[async_graphql::async_trait::async_trait]
-impl Extension for Budget {
-    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let limit = self.0;
-        match tokio::time::timeout(limit, next.run(ctx)).await {
-            Ok(resp) => resp,
-            Err(_) => Response::from_errors(vec![too_complex(
-                format!("the request took longer than {} s", limit.as_secs()),
-                None,
-            )]),
-        }
+/// `request`: the answer of `run`, or QUERY_TOO_COMPLEX when it takes longer than `limit`.
+pub(super) async fn within(limit: Duration, run: impl Future<Output = Response>) -> Response {
+    match tokio::time::timeout(limit, run).await {
+        Ok(resp) => resp,
+        Err(_) => Response::from_errors(vec![too_complex(
+            format!("the request took longer than {} s", limit.as_secs()),
+            None,
+        )]),
     }
 }
 
@@ -45,7 +24,10 @@ impl Extension for Budget {
 mod tests {
     use async_graphql::{EmptyMutation, EmptySubscription, Object, Schema};
 
-    use super::*;
+    use std::time::Duration;
+
+    use super::super::Edge;
+    use crate::config::Limits;
 
     struct Root;
 
@@ -59,14 +41,18 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_over_budget_is_cut_off_with_its_code() {
-        let schema = |limit| {
+        let schema = |secs| {
+            let limits = Limits {
+                request_timeout_secs: secs,
+                ..Limits::default()
+            };
             Schema::build(Root, EmptyMutation, EmptySubscription)
-                .extension(RequestTimeout::new(limit))
+                .extension(Edge::new(&limits, false))
                 .finish()
         };
-        let resp = schema(Duration::from_secs(5)).execute("{ slow }").await;
+        let resp = schema(5).execute("{ slow }").await;
         assert!(resp.errors.is_empty(), "{:?}", resp.errors);
-        let resp = schema(Duration::ZERO).execute("{ slow }").await;
+        let resp = schema(0).execute("{ slow }").await;
         let e = &resp.errors[0];
         assert_eq!(e.message, "the request took longer than 0 s");
         let code = e.extensions.as_ref().and_then(|x| x.get("code"));

@@ -32,9 +32,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest, NextRequest, NextValidation,
-};
+use async_graphql::extensions::ExtensionContext;
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, Field, Selection, SelectionSet,
 };
@@ -57,7 +55,7 @@ pub const INTROSPECTION_DEPTH: usize = 16;
 /// is the one that refuses.
 pub const MAX_NESTING: usize = 32;
 
-/// The extension factory, built once with the schema.
+/// The limits of the configuration, read once when the schema is built.
 pub struct QueryLimits {
     config: Arc<Config>,
 }
@@ -90,26 +88,26 @@ impl QueryLimits {
     }
 }
 
-impl ExtensionFactory for QueryLimits {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(Checker {
+impl QueryLimits {
+    /// One request's checks.
+    pub(super) fn checker(&self) -> Checker {
+        Checker {
             config: self.config.clone(),
             introspection_only: AtomicBool::new(false),
-        })
+        }
     }
 }
 
-/// One request's checks.
-struct Checker {
+/// One request's checks, run by [`super::Edge`] at the steps named in the module docs.
+pub(super) struct Checker {
     config: Arc<Config>,
-    /// Set in `prepare_request`, read in `validation`.
+    /// Set in `prepare`, read in `validated`.
     introspection_only: AtomicBool,
 }
 
-#[async_graphql::async_trait::async_trait]
-impl Extension for Checker {
-    async fn request(&self, ctx: &ExtensionContext<'_>, next: NextRequest<'_>) -> Response {
-        let mut resp = next.run(ctx).await;
+impl Checker {
+    /// `request`, after execution: codes for the errors that still have none.
+    pub(super) fn answered(&self, resp: &mut Response) {
         for e in resp.errors.iter_mut() {
             // No path: the request itself was refused (an unknown operation name).
             let code = if e.path.is_empty() {
@@ -119,15 +117,14 @@ impl Extension for Checker {
             };
             set_code(e, code);
         }
-        resp
     }
 
-    async fn prepare_request(
+    /// `prepare_request`: parses the request and checks the document's limits.
+    pub(super) fn prepare(
         &self,
         ctx: &ExtensionContext<'_>,
-        mut request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
+        request: &mut Request,
+    ) -> ServerResult<()> {
         let doc = match async_graphql::parser::parse_query(&request.query) {
             Ok(doc) => doc,
             Err(e @ async_graphql::parser::Error::RecursionLimitExceeded) => {
@@ -140,7 +137,7 @@ impl Extension for Checker {
                 return Err(e);
             }
         };
-        check_variables(&ctx.schema_env.registry, &doc, &request)?;
+        check_variables(&ctx.schema_env.registry, &doc, request)?;
         check_nesting(&doc)?;
         check_fields(&doc, self.config.max_fields)?;
         check_directives(&doc, self.config.max_directives)?;
@@ -150,15 +147,16 @@ impl Extension for Checker {
             Ordering::Relaxed,
         );
         request.set_parsed_query(doc);
-        next.run(ctx, request).await
+        Ok(())
     }
 
-    async fn validation(
+    /// `validation`: its errors are the caller's; depth and complexity against the limits.
+    pub(super) fn validated(
         &self,
         ctx: &ExtensionContext<'_>,
-        next: NextValidation<'_>,
+        result: Result<ValidationResult, Vec<ServerError>>,
     ) -> Result<ValidationResult, Vec<ServerError>> {
-        let result = next.run(ctx).await.map_err(|mut errors| {
+        let result = result.map_err(|mut errors| {
             for e in errors.iter_mut() {
                 set_code(e, BAD_USER_INPUT);
             }

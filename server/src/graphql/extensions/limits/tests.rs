@@ -27,7 +27,10 @@ fn schema(introspection: bool) -> Schema<Root, EmptyMutation, EmptySubscription>
         ..Limits::default()
     };
     Schema::build(Root, EmptyMutation, EmptySubscription)
-        .extension(QueryLimits::new(&limits, introspection))
+        .extension(crate::graphql::extensions::Edge::new(
+            &limits,
+            introspection,
+        ))
         .limit_recursive_depth(MAX_NESTING)
         .finish()
 }

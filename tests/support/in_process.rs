@@ -19,6 +19,7 @@ pub fn services(db: &Db, limits: Limits, signer: Arc<Signer25519>) -> Services {
         served_over_tls: false,
         signer,
         parsed_runs: Default::default(),
+        previews: Default::default(),
         feeds: Default::default(),
         calibrations: Default::default(),
         links: verdict::domain::outbox::Links::new("http://verdict.test"),

@@ -126,6 +126,7 @@ async fn serve(store: &StoreConfig, cfg: ServeConfig) -> AppResult<()> {
         // Served over TLS: said by the flag, or by a public address that is https.
         served_over_tls: cfg.tls_cookies || public_url.starts_with("https://"),
         parsed_runs: Default::default(),
+        previews: Default::default(),
         feeds: Default::default(),
         calibrations: Default::default(),
         links: Links::new(&public_url),

@@ -115,6 +115,8 @@ pub struct Services {
     pub signer: Arc<crate::crypto::signing::Signer25519>,
     /// Parsed results of stored runs: immutable, so shared by every request.
     pub parsed_runs: Arc<crate::domain::results::ParsedRuns>,
+    /// The organizers' live leaderboards, one computation per event and change.
+    pub previews: Arc<crate::domain::results::Previews>,
     /// The live feeds the subscriptions follow: one computation per event and change,
     /// shared by its subscribers (`graphql::feed`).
     pub feeds: super::feed::Live,

@@ -465,7 +465,7 @@ impl Kind for Leaderboards {
         Progress::moves(ev, event_id)
     }
     async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
-        Ok(Some(Leaderboard::load(&services.db.conn, e).await?))
+        Ok(Some(Leaderboard::load(services, e).await?))
     }
 }
 

@@ -96,7 +96,7 @@ impl EventCalibration {
     #[graphql(complexity = "cost::calibration(child_complexity)")]
     async fn leaderboard(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Leaderboard>> {
         Ok(Some(
-            Leaderboard::load(&ctx.db().conn, &self.0).await.gql(ctx)?,
+            Leaderboard::load(ctx.services(), &self.0).await.gql(ctx)?,
         ))
     }
     /// Every calibration run, newest first (organizers only).
@@ -301,7 +301,7 @@ pub struct Leaderboard {
 /// The live, unsigned preview on current data (organizers only).
 #[Object(guard = "FieldGuard::new(\"Leaderboard\", Scope::event(self.event_id))")]
 impl Leaderboard {
-    /// When this ranking was computed; it is computed afresh from current data.
+    /// When this ranking was computed: afresh after each change of the event's data.
     async fn computed_at(&self) -> DateTime<Utc> {
         self.computed_at
     }
@@ -341,16 +341,17 @@ impl Leaderboard {
 }
 
 impl Leaderboard {
-    /// The event's live leaderboard, computed now.
-    pub async fn load<C: sea_orm::ConnectionTrait>(
-        db: &C,
+    /// The event's live leaderboard on current data: computed once per change of the data
+    /// and shared ([`crate::domain::results::Previews`]).
+    pub async fn load(
+        services: &crate::graphql::Services,
         e: &entity::event::Model,
     ) -> crate::error::AppResult<Self> {
-        let result = crate::domain::results::preview(db, e).await?;
+        let (result, computed_at) = services.previews.get(&services.db.conn, e).await?;
         Ok(Leaderboard {
             event_id: e.id,
-            computed_at: Utc::now(),
-            result: Arc::new(result),
+            computed_at,
+            result,
         })
     }
 }

@@ -6,7 +6,7 @@
 
 use async_graphql::Context;
 use entity::{
-    calibration_job, calibration_run, comment, event, membership, prize, project,
+    calibration_job, calibration_run, comment, comparison, event, membership, prize, project,
     result_publication, track,
 };
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
@@ -153,6 +153,7 @@ replayable_row!(calibration_run, "run");
 replayable_row!(calibration_job, "calibration job");
 replayable_row!(prize, "prize");
 replayable_row!(comment, "comment");
+replayable_row!(comparison, "comparison");
 
 /// A publication with the run it publishes.
 impl Replayable for (result_publication::Model, calibration_run::Model) {

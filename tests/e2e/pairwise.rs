@@ -13,6 +13,7 @@ e2e! {
     a_judge_walks_their_route_by_table_until_it_is_done,
     pairwise_refusals_have_their_codes_and_write_nothing,
     comparisons_are_the_judges_and_the_organizers_only,
+    copies_of_one_tap_sent_together_count_once,
 }
 
 /// An event with judging about to open (in an hour), six submitted projects of three
@@ -577,4 +578,32 @@ async fn comparisons_are_the_judges_and_the_organizers_only(app: App) {
             assert_eq!(data(&r)["event"]["myNextComparison"], Value::Null, "{who}");
         }
     }
+}
+
+/// A phone that lost its network sends its queued tap again while the first copy is still
+/// being written: every copy, sent at the same time, gets the same comparison, and it is
+/// written once (one row, one audit entry).
+async fn copies_of_one_tap_sent_together_count_once(app: App) {
+    let f = floor(&app).await;
+    pairwise_and_open(&app, &f).await;
+    let head = app.audit_head().await;
+    let copies = (0..24).map(|_| compare(&app, &f, "A2", "A1", Some("offline-tap")));
+    let answers = futures_util::future::join_all(copies).await;
+    let ids: Vec<String> = answers
+        .iter()
+        .map(|r| str_at(data(r), "/compareProjects/id"))
+        .collect();
+    assert!(ids.iter().all(|id| *id == ids[0]), "{answers:?}");
+    for r in &answers {
+        assert_eq!(data(r)["compareProjects"]["version"], 1, "{r}");
+    }
+    assert_eq!(app.audit_head().await, head + 1, "written once");
+    let all = app
+        .ok(
+            Some(&f.admin),
+            op("EventComparisons"),
+            json!({ "event": f.slug }),
+        )
+        .await;
+    assert_eq!(all["event"]["comparisons"]["totalCount"], 1);
 }

@@ -26,6 +26,25 @@ pub struct Model {
     /// When the event was deleted (`deleteEvent`): an archived event is hidden from every
     /// query and mutation, and its slug was freed.
     pub archived_at: Option<DateTimeUtc>,
+    /// How judges judge: by rubric scores, by comparing pairs of projects, or both. Fixed
+    /// once judging opens.
+    pub judging_mode: JudgingMode,
+}
+
+/// How an event's judges judge (`Event.judgingMode`). Stored as TEXT with these values (the
+/// pairwise migration's CHECK lists the same three); new events judge by scores.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "Text")]
+pub enum JudgingMode {
+    /// Rubric scores only (`saveReview`).
+    #[sea_orm(string_value = "scores")]
+    Scores,
+    /// Comparisons of two projects only (`compareProjects`).
+    #[sea_orm(string_value = "pairwise")]
+    Pairwise,
+    /// Both scores and comparisons.
+    #[sea_orm(string_value = "both")]
+    Both,
 }
 
 /// Who may register for an event as a participant (`registerForEvent`). Stored as TEXT with

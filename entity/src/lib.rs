@@ -13,6 +13,8 @@ pub mod audit_head;
 pub mod calibration_job;
 pub mod calibration_run;
 pub mod comment;
+pub mod comparison;
+pub mod comparison_skip;
 pub mod criterion;
 pub mod email_confirmation;
 pub mod event;
@@ -68,6 +70,7 @@ mod tests {
         let people = include_str!("../../migration/src/m20261201_000001_people.rs");
         let voting = include_str!("../../migration/src/m20261202_000001_voting.rs");
         let webhooks = include_str!("../../migration/src/m20261202_000003_webhooks.rs");
+        let pairwise = include_str!("../../migration/src/m20261205_000101_pairwise.rs");
         for (sql, check) in [
             (
                 core,
@@ -106,6 +109,10 @@ mod tests {
             (
                 people,
                 format!("status IN ({})", check_list::<outbox_message::Status>()),
+            ),
+            (
+                pairwise,
+                format!("judging_mode IN ({})", check_list::<event::JudgingMode>()),
             ),
             (
                 voting,

@@ -38,6 +38,7 @@ mod links;
 mod metrics;
 mod moderation;
 mod my_events;
+mod pairwise;
 mod prizes;
 mod processes;
 mod records;

@@ -404,9 +404,10 @@ pub async fn revoke_role(w: &Write, org: Organizer<'_>, email: &str, role: Role)
 
 /// What revoking a role takes with it, before the membership row goes:
 ///
-/// - a judge: their unscored assignments and their recusals. A judge who has saved a review
-///   (draft or submitted) is refused with CONFLICT: reviews are the record of the judging
-///   and stay; recuse the judge from teams instead, or leave the role.
+/// - a judge: their unscored assignments, their recusals and their pairwise skips. A judge
+///   who has saved a review (draft or submitted) or made a comparison is refused with
+///   CONFLICT: reviews and comparisons are the record of the judging and stay; recuse the
+///   judge from teams instead, or leave the role.
 /// - a participant: their place on the event's team, so they lose write access to its
 ///   project. The team and its project stay (an organizer action; audited).
 /// - an organizer: nothing else (the last organizer is refused before this).
@@ -419,7 +420,7 @@ async fn release_role<C: ConnectionTrait>(
     m: &membership::Model,
     role: Role,
 ) -> AppResult<(u64, u64)> {
-    use entity::{assignment, recusal, review, team_member};
+    use entity::{assignment, comparison, comparison_skip, recusal, review, team_member};
     match role {
         Role::Judge => {
             let reviews = review::Entity::find()
@@ -432,6 +433,20 @@ async fn release_role<C: ConnectionTrait>(
                      recuse the judge from teams instead"
                 )));
             }
+            let comparisons = comparison::Entity::find()
+                .filter(comparison::Column::JudgeId.eq(m.id))
+                .count(txn)
+                .await?;
+            if comparisons > 0 {
+                return Err(AppError::conflict(format!(
+                    "this judge has made {comparisons} comparison(s), which stay part of the \
+                     record; recuse the judge from teams instead"
+                )));
+            }
+            comparison_skip::Entity::delete_many()
+                .filter(comparison_skip::Column::JudgeId.eq(m.id))
+                .exec(txn)
+                .await?;
             recusal::Entity::delete_many()
                 .filter(recusal::Column::JudgeId.eq(m.id))
                 .exec(txn)

@@ -50,6 +50,8 @@ const DECLARED: &[&[(&str, Rule)]] = &[
     super::object::my_events::POLICIES,
     super::mutation::judge_sign_in::POLICIES,
     super::object::judge_sign_in::POLICIES,
+    super::mutation::pairwise::POLICIES,
+    super::object::pairwise::POLICIES,
 ];
 
 /// Every declared rule, by `Type.field`.
@@ -85,12 +87,13 @@ macro_rules! page_of {
 pub(super) fn describe_connections<Q, M, S>(b: SchemaBuilder<Q, M, S>) -> SchemaBuilder<Q, M, S> {
     use super::object::{
         audit::AuditEvent, comment::Comment, event::Event, event::Team, judging::Assignment,
-        people::Invitation, people::OutboxMessage, project::Project, results::CalibratedProject,
-        user::Membership, webhooks::WebhookDelivery,
+        pairwise::Comparison, people::Invitation, people::OutboxMessage, project::Project,
+        results::CalibratedProject, user::Membership, webhooks::WebhookDelivery,
     };
     b.override_output_type_description::<Page<Assignment>>(page_of!("assignments"))
         .override_output_type_description::<Page<AuditEvent>>(page_of!("audit log entries"))
         .override_output_type_description::<Page<Comment>>(page_of!("comments"))
+        .override_output_type_description::<Page<Comparison>>(page_of!("comparisons"))
         .override_output_type_description::<Page<Event>>(page_of!("events"))
         .override_output_type_description::<Page<Invitation>>(page_of!("invitations"))
         .override_output_type_description::<Page<Membership>>(page_of!("memberships"))

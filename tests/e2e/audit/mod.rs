@@ -76,6 +76,8 @@ mod steps_accounts;
 use steps_accounts::*;
 mod steps_judging;
 use steps_judging::*;
+mod steps_pairwise;
+use steps_pairwise::*;
 
 /// Runs mutations, checking the audit head after each, and records which mutation fields
 /// were seen to succeed and to be refused.
@@ -761,6 +763,7 @@ async fn every_mutation_appends_exactly_one_audit_event(app: App) {
     people_steps(&mut steps, admin, p, &event, &t).await;
     judge_sign_in_steps(&mut steps, admin, p, &event, &t).await;
     judging_steps(&mut steps, admin, &t).await;
+    pairwise_steps(&mut steps, admin, &t).await;
     voting_steps(&mut steps, admin, &t).await;
     record_steps(&mut steps, &event, &t).await;
     webhook_steps(&mut steps, admin, &t).await;

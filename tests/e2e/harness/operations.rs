@@ -42,6 +42,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../operations/judging.graphql"),
     ),
     (
+        "pairwise.graphql",
+        include_str!("../operations/pairwise.graphql"),
+    ),
+    (
         "results.graphql",
         include_str!("../operations/results.graphql"),
     ),

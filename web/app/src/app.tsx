@@ -6,6 +6,7 @@ import { graphql } from './graphql';
 import { ForgotPage, JoinPage, LinkPage, LoginPage, LogOutButton, SignupPage } from './pages/account';
 import { AccountPage } from './pages/my-account';
 import { EventTabs } from './pages/event-tabs';
+import { ComparePage } from './pages/compare';
 import { JudgeQueuePage, ScorePage } from './pages/judge';
 import { JudgeSignInCodePage, JudgeSignInLinkPage } from './pages/judge-sign-in';
 import * as Org from './pages/organizer';
@@ -48,6 +49,7 @@ export const ROUTES: [string, ComponentType<Params>][] = [
   ['/e/:slug/my-project', MyProjectPage],
   ['/e/:slug/judge', JudgeQueuePage],
   ['/e/:slug/judge/:assignment', ScorePage],
+  ['/e/:slug/compare', ComparePage],
   ['/e/:slug/admin', Org.OverviewPage],
   ['/e/:slug/admin/settings', Org.SettingsPage],
   ['/e/:slug/admin/people', Org.PeoplePage],

@@ -10,6 +10,8 @@
 //! as they were.
 
 mod auto_assign;
+pub mod pairwise;
+pub mod route;
 mod rubric;
 
 pub use auto_assign::auto_assign;

@@ -11,6 +11,7 @@ pub mod export;
 pub mod judge_sign_in;
 pub mod judging;
 pub mod moderation;
+pub mod pairwise;
 pub mod people;
 pub mod prize;
 pub mod project;
@@ -51,4 +52,5 @@ pub struct Mutation(
     expo::ExpoMutation,
     tracks::TrackMutation,
     judge_sign_in::JudgeSignInMutation,
+    pairwise::PairwiseMutation,
 );

@@ -6,7 +6,7 @@
 
 use async_graphql::Context;
 use entity::{
-    calibration_job, calibration_run, comment, event, membership, prize, project,
+    calibration_job, calibration_run, comment, comparison, event, membership, prize, project,
     result_publication, track,
 };
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
@@ -49,7 +49,8 @@ pub(super) async fn team_of(txn: &DatabaseTransaction, id: &str) -> AppResult<en
 /// (PostgreSQL holds that insert until the winner commits; SQLite runs one writer at a
 /// time). A loser rolls back and answers with the winner's committed result, exactly as a
 /// later retry would: see [`replay_winner`]. So every caller with the same key and input
-/// gets the same answer, and it is written once.
+/// gets the same answer, and it is written once. A loser whose own rules refused it after
+/// waiting for the winner is answered the same way ([`replay_committed`]).
 pub(super) async fn idempotent<T: Replayable>(
     ctx: &Context<'_>,
     actor: &Actor,
@@ -87,7 +88,27 @@ pub(super) async fn idempotent<T: Replayable>(
         (Err(AppError::Db(e)), Some(k)) if is_unique_violation(&e) => {
             replay_winner(ctx, actor, k, AppError::Db(e)).await
         }
-        (Err(e), _) => Err(e).gql(ctx),
+        (Err(e), Some(k)) => replay_committed(ctx, actor, k, e).await,
+        (Err(e), None) => Err(e).gql(ctx),
+    }
+}
+
+/// Answers a keyed request whose write was refused: with the result of a request with the
+/// same key and input that has committed meanwhile, else with the refusal. Such a request
+/// lost the race to its own retry in another way than a unique violation: the winner held a
+/// lock this write waited on (the event's, `Write::event`), so this write's rules then saw
+/// the winner's work and refused it (`compareProjects`: "compared this way already"). The
+/// key says both are one request, and every copy of it gets the same answer.
+async fn replay_committed<T: Replayable>(
+    ctx: &Context<'_>,
+    actor: &Actor,
+    key: &Key,
+    refused: AppError,
+) -> async_graphql::Result<T> {
+    let txn = ctx.db().write().await.gql(ctx)?;
+    match idempotency::replay(&txn, actor, key).await {
+        Ok(Some(id)) => T::reload(&txn, &id).await.gql(ctx),
+        _ => Err(refused).gql(ctx),
     }
 }
 
@@ -153,6 +174,7 @@ replayable_row!(calibration_run, "run");
 replayable_row!(calibration_job, "calibration job");
 replayable_row!(prize, "prize");
 replayable_row!(comment, "comment");
+replayable_row!(comparison, "comparison");
 
 /// A publication with the run it publishes.
 impl Replayable for (result_publication::Model, calibration_run::Model) {

@@ -18,6 +18,7 @@ use super::audit::EventAudit;
 use super::calibration::EventCalibration;
 use super::checklist::EventChecklist;
 use super::judging::EventJudging;
+use super::pairwise::EventPairwise;
 use super::people::EventPeople;
 use super::prize::EventPrizes;
 use super::project::{EventProjects, Project};
@@ -79,6 +80,7 @@ pub struct Event(
     EventPeople,
     EventProjects,
     EventJudging,
+    EventPairwise,
     EventCalibration,
     EventResults,
     EventPrizes,
@@ -97,6 +99,7 @@ impl Event {
             EventPeople(row.clone()),
             EventProjects(row.clone()),
             EventJudging(row.clone()),
+            EventPairwise(row.clone()),
             EventCalibration(row.clone()),
             EventResults(row.clone()),
             EventPrizes(row.clone()),

@@ -13,6 +13,7 @@ pub mod judge_sign_in;
 pub mod judging;
 pub mod links;
 pub mod my_events;
+pub mod pairwise;
 pub mod people;
 pub mod prize;
 pub mod project;

@@ -21,6 +21,7 @@ const JudgeQueue = graphql(`
       judgingClose
       timeZone
       myRoles
+      judgingMode
       myProgress { done total }
       nextAssignment { id project { id title table } }
       rubric { key name description min max weight position }
@@ -202,6 +203,13 @@ export function JudgeQueuePage({ slug }: { slug: string }) {
           <Page title="Judging">
             <ProgressLine done={ev.myProgress.done} total={ev.myProgress.total} />
             <WindowLine ev={ev} />
+            {ev.judgingMode !== 'SCORES' && (
+              <p>
+                <Link class="button" href={`/e/${slug}/compare`}>
+                  Compare projects, table by table
+                </Link>
+              </p>
+            )}
             {ev.nextAssignment ? (
               <p>
                 <Link class="button judge-next" href={scoreHref(slug, ev.nextAssignment.id)}>

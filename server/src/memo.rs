@@ -57,3 +57,35 @@ impl<K: Hash + Eq + Clone, V: Clone> Memo<K, V> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// Values derived from an event's data, each computed once per event and head of the audit
+/// chain. Every write appends to the chain, so what was computed from the data when the
+/// head was at seq N is still the answer for anyone who finds the head at N; a later write
+/// moves the head and the next asker computes anew. Concurrent askers of a value not yet
+/// computed wait for the one computation. The caller reads the head *before* the data, so
+/// a value is never older than its key.
+pub struct PerHead<T>(Memo<(i64, i64), std::sync::Arc<tokio::sync::OnceCell<T>>>);
+
+impl<T: Clone> PerHead<T> {
+    /// (event, head) pairs kept: the few events being judged, each at its latest state.
+    pub const CAPACITY: usize = 16;
+
+    /// The value for `event` at `head`, computed by `compute` unless it already was.
+    pub async fn get<E, F>(&self, event: i64, head: i64, compute: F) -> Result<T, E>
+    where
+        F: AsyncFnOnce() -> Result<T, E>,
+    {
+        let key = (event, head);
+        let cell = match self.0.get(&key) {
+            Some(cell) => cell,
+            None => self.0.insert(key, std::sync::Arc::default()),
+        };
+        cell.get_or_try_init(|| compute()).await.cloned()
+    }
+}
+
+impl<T: Clone> Default for PerHead<T> {
+    fn default() -> Self {
+        PerHead(Memo::new(Self::CAPACITY))
+    }
+}

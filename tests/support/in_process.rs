@@ -20,6 +20,7 @@ pub fn services(db: &Db, limits: Limits, signer: Arc<Signer25519>) -> Services {
         signer,
         parsed_runs: Default::default(),
         previews: Default::default(),
+        progress: Default::default(),
         feeds: Default::default(),
         calibrations: Default::default(),
         links: verdict::domain::outbox::Links::new("http://verdict.test"),

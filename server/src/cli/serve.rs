@@ -127,6 +127,7 @@ async fn serve(store: &StoreConfig, cfg: ServeConfig) -> AppResult<()> {
         served_over_tls: cfg.tls_cookies || public_url.starts_with("https://"),
         parsed_runs: Default::default(),
         previews: Default::default(),
+        progress: Default::default(),
         feeds: Default::default(),
         calibrations: Default::default(),
         links: Links::new(&public_url),

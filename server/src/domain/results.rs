@@ -151,43 +151,9 @@ pub async fn preview<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
     .await
 }
 
-/// The organizers' live previews, computed once per event and state of the data: every
-/// write appends to the audit chain, so a preview computed when the chain's head was at
-/// seq N is the preview for anyone who finds the head still at N. A leaderboard of 2,000
-/// projects takes a few hundred milliseconds of CPU; organizers refreshing it and the
-/// `leaderboardUpdated` feed share one computation per change instead of one per request.
-/// Concurrent askers of a preview not yet computed wait for the one computation.
-pub struct Previews(Memo<(i64, i64), std::sync::Arc<tokio::sync::OnceCell<Preview>>>);
-
-/// One computed preview and when it was computed.
+/// One computed preview of an event's ranking (the organizers' leaderboard) and when it was
+/// computed.
 pub type Preview = (std::sync::Arc<CalibrationResult>, DateTime<Utc>);
-
-impl Previews {
-    /// Previews kept: a few events' latest states (a large one is a megabyte or two).
-    pub const CAPACITY: usize = 16;
-
-    /// The preview of `e` on the data as it stands now.
-    pub async fn get<C: ConnectionTrait>(&self, db: &C, e: &event::Model) -> AppResult<Preview> {
-        let key = (e.id, audit::head_seq(db).await?);
-        let cell = match self.0.get(&key) {
-            Some(cell) => cell,
-            None => self.0.insert(key, std::sync::Arc::default()),
-        };
-        let preview = cell
-            .get_or_try_init(|| async {
-                let result = preview(db, e).await?;
-                Ok::<_, AppError>((std::sync::Arc::new(result), Utc::now()))
-            })
-            .await?;
-        Ok(preview.clone())
-    }
-}
-
-impl Default for Previews {
-    fn default() -> Self {
-        Previews(Memo::new(Self::CAPACITY))
-    }
-}
 
 /// The fields a run signature covers, in order.
 pub fn run_fields<'a>(

@@ -115,8 +115,10 @@ pub struct Services {
     pub signer: Arc<crate::crypto::signing::Signer25519>,
     /// Parsed results of stored runs: immutable, so shared by every request.
     pub parsed_runs: Arc<crate::domain::results::ParsedRuns>,
-    /// The organizers' live leaderboards, one computation per event and change.
-    pub previews: Arc<crate::domain::results::Previews>,
+    /// The organizers' live leaderboards and the judging progress: each computed once per
+    /// event and change of its data, for every request and feed that asks.
+    pub previews: Arc<crate::memo::PerHead<crate::domain::results::Preview>>,
+    pub progress: Arc<crate::memo::PerHead<crate::domain::judging::Progress>>,
     /// The live feeds the subscriptions follow: one computation per event and change,
     /// shared by its subscribers (`graphql::feed`).
     pub feeds: super::feed::Live,

@@ -446,7 +446,7 @@ impl Kind for Progress {
         matches!(ev, BusEvent::JudgingChanged { event_id: id } if *id == event_id)
     }
     async fn compute(services: &Services, e: &event::Model) -> AppResult<Option<Self::Item>> {
-        Ok(Some(JudgingProgress::load(&services.db.conn, e).await?))
+        Ok(Some(JudgingProgress::load(services, e).await?))
     }
 }
 

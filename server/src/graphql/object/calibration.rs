@@ -342,12 +342,20 @@ impl Leaderboard {
 
 impl Leaderboard {
     /// The event's live leaderboard on current data: computed once per change of the data
-    /// and shared ([`crate::domain::results::Previews`]).
+    /// and shared ([`crate::memo::PerHead`]).
     pub async fn load(
         services: &crate::graphql::Services,
         e: &entity::event::Model,
     ) -> crate::error::AppResult<Self> {
-        let (result, computed_at) = services.previews.get(&services.db.conn, e).await?;
+        let db = &services.db.conn;
+        let head = crate::audit::head_seq(db).await?;
+        let (result, computed_at) = services
+            .previews
+            .get(e.id, head, async || {
+                let result = crate::domain::results::preview(db, e).await?;
+                Ok::<_, crate::error::AppError>((Arc::new(result), Utc::now()))
+            })
+            .await?;
         Ok(Leaderboard {
             event_id: e.id,
             computed_at,

@@ -243,7 +243,7 @@ impl EventJudging {
     /// Judging progress (organizers only).
     #[graphql(complexity = "cost::load(child_complexity)")]
     async fn judging_progress(&self, ctx: &Context<'_>) -> async_graphql::Result<JudgingProgress> {
-        JudgingProgress::load(&ctx.db().conn, &self.0)
+        JudgingProgress::load(ctx.services(), &self.0)
             .await
             .gql(ctx)
     }
@@ -503,12 +503,20 @@ pub struct JudgingProgress {
 }
 
 impl JudgingProgress {
-    /// The event's current judging progress.
-    pub async fn load<C: sea_orm::ConnectionTrait>(
-        db: &C,
+    /// The event's current judging progress: counted once per change of the event's data
+    /// and shared ([`crate::memo::PerHead`]).
+    pub async fn load(
+        services: &crate::graphql::Services,
         e: &entity::event::Model,
     ) -> crate::error::AppResult<Self> {
-        let p = crate::domain::judging::progress(db, e).await?;
+        let db = &services.db.conn;
+        let head = crate::audit::head_seq(db).await?;
+        let p = services
+            .progress
+            .get(e.id, head, async || {
+                crate::domain::judging::progress(db, e).await
+            })
+            .await?;
         Ok(JudgingProgress {
             event_id: e.id,
             assignments: p.assignments,

@@ -373,7 +373,7 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
         let event = verdict::domain::event_by_slug(&t.db.conn, spring_hack::SLUG)
             .await
             .expect("event");
-        let s = services(&t.db);
+        let mut s = services(&t.db);
 
         let progress = format!(
             r#"subscription {{ judgingProgress(event: "{}") {{ assignments done }} }}"#,
@@ -381,6 +381,10 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
         );
         let mut used = vec![];
         for n in [1, 50] {
+            // The progress is kept per head of the audit chain, and these changes are
+            // announced without a write: each round starts from an empty memo, so each
+            // computes.
+            s.progress = Default::default();
             used.push(
                 statements_per_change(
                     &t,
@@ -401,6 +405,20 @@ async fn progress_and_publications_cost_the_same_for_one_subscriber_or_fifty() {
         );
         assert_eq!(used[0], used[1], "{}: {used:?}", t.name);
         assert_eq!(s.feeds.of::<Progress>().computations(), 2, "{}", t.name);
+        // Announced again with nothing written since, the change is answered from the
+        // progress counted for this head: the feed asks, the assignments are not read.
+        let again = statements_per_change(
+            &t,
+            &s,
+            Some(caller.clone()),
+            &progress,
+            1,
+            || s.feeds.of::<Progress>().followers(event.id),
+            BusEvent::JudgingChanged { event_id: event.id },
+            |d| assert!(d["judgingProgress"]["assignments"].as_i64() > Some(0)),
+        )
+        .await;
+        assert!(again < used[0], "{}: {again} after {used:?}", t.name);
 
         let run = verdict::domain::results::run_calibration(
             &t.db,

@@ -42,26 +42,26 @@
 //! - **`audit verify`** reads the chain as it stands and says how many entries are pending
 //!   ([`super::Verification::Intact`]'s `pending`); it writes nothing.
 //!
-//! Measured (2026-12-05, release builds, `verdict-bench --backend both --only
-//! ceiling,writes`, default windows, the 2-core machine shared with other builds at a load
-//! average of 7-8, so absolute numbers are low; main at 15b0aed, then this change, run back
-//! to back with the same bench binary):
+//! Measured (2026-12-05, release builds, `verdict-bench --only ceiling,writes`, default
+//! windows, on the 2-core machine shared with other builds at a load average of 5-8, so
+//! absolute numbers are low; main at 15b0aed, then this change, each pair run back to back
+//! with the same bench binary; two pairs per backend):
 //!
 //! | backend | load | before | after |
 //! | --- | --- | --- | --- |
-//! | postgres | `{__typename}`, 64 conn (the run's ceiling) | 3,480/s | 3,718/s |
-//! | postgres | `updateProfile`, 64 conn | 398/s (p99 344 ms) | 683/s (p99 268 ms) |
-//! | postgres | `saveReview`, 64 judges of one event | 160/s (p99 700 ms) | 185/s (p99 592 ms) |
-//! | sqlite | `{__typename}`, 64 conn | 7,101/s | 6,865/s |
-//! | sqlite | `updateProfile`, 64 conn | 650/s | 564/s |
-//! | sqlite | `saveReview`, 64 judges | 394/s | 297/s |
+//! | postgres | `{__typename}`, 64 conn (the run's ceiling) | 3,480/s; 4,652/s | 3,718/s; 5,500/s |
+//! | postgres | `updateProfile`, 64 conn | 398/s (p99 344 ms); 510/s (p99 281 ms) | 683/s (p99 268 ms); 847/s (p99 128 ms) |
+//! | postgres | `saveReview`, 64 judges of one event | 160/s (p99 700 ms); 227/s (p99 382 ms) | 185/s (p99 592 ms); 269/s (p99 308 ms) |
+//! | sqlite | `{__typename}`, 64 conn | 7,101/s; 7,792/s | 6,865/s; 7,998/s |
+//! | sqlite | `updateProfile`, 64 conn | 650/s; 659/s | 564/s; 683/s |
+//! | sqlite | `saveReview`, 64 judges | 394/s; 364/s | 297/s; 371/s |
 //!
-//! Writes of different rows now commit in parallel on PostgreSQL (`updateProfile` +72 %
-//! against a ceiling that moved +7 %). `saveReview` barely moves: every review save of an
+//! Writes of different rows now commit in parallel on PostgreSQL (`updateProfile` +66-72 %
+//! against ceilings that moved +7-18 %). `saveReview` barely moves: every review save of an
 //! event locks that event's row (`Write::event`, `FOR UPDATE`), so the judges of one event
 //! still write one at a time; that lock, not the chain, is now what stands in the way.
-//! SQLite runs the same statements as before (its differences are the shared machine's
-//! noise: its ceiling moved as much).
+//! SQLite runs the same statements as before; its two pairs differ either way by the
+//! shared machine's noise.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -10,6 +10,7 @@ pub mod api_token;
 pub mod assignment;
 pub mod audit_event;
 pub mod audit_head;
+pub mod audit_pending;
 pub mod calibration_job;
 pub mod calibration_run;
 pub mod comment;

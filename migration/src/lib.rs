@@ -19,6 +19,7 @@ mod m20261203_000002_archived_events;
 mod m20261204_160301_setup_links;
 mod m20261204_160401_project_tables;
 mod m20261204_190101_judge_sign_ins;
+mod m20261205_000001_audit_pending;
 mod m20261205_000101_pairwise;
 mod sql;
 
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_160301_setup_links::Migration),
             Box::new(m20261204_160401_project_tables::Migration),
             Box::new(m20261204_190101_judge_sign_ins::Migration),
+            Box::new(m20261205_000001_audit_pending::Migration),
             Box::new(m20261205_000101_pairwise::Migration),
         ]
     }

@@ -1,5 +1,6 @@
 //! Connecting, migrating, the one way to open a write transaction, read-only snapshots, the
-//! one clock ([`now`]), and whether the database answers ([`Availability`], [`watch`]).
+//! one clock ([`now`]), whether the database answers ([`Availability`], [`watch`]), and the
+//! turn of this process's audit sequencer runs ([`Runs`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +24,21 @@ pub struct Db {
     origin: Arc<str>,
     /// Whether the database answers, as [`watch`] last found it.
     availability: Availability,
+    /// This process's audit sequencer runs (`audit::sequencer::settle`).
+    runs: Arc<Runs>,
+}
+
+/// The audit sequencer runs of one process (`audit::sequencer::settle`): one at a time
+/// (`turn`), numbered in the order they start.
+#[derive(Default)]
+pub struct Runs {
+    pub turn: tokio::sync::Mutex<()>,
+    /// Runs started so far (the number of the latest).
+    pub started: AtomicU64,
+    /// The number of the latest run that ended well.
+    pub done: AtomicU64,
+    /// The runs' own connection (PostgreSQL; `None`: the pool's).
+    pub conn: Option<DatabaseConnection>,
 }
 
 /// Whether the database answers, as this process last found it: kept by [`watch`] on
@@ -90,6 +106,15 @@ impl Db {
         if url.starts_with("postgres") {
             probe_postgres(url).await?;
         }
+        // The sequencer's runs go one at a time on a connection of their own, so a run never
+        // queues for the pool behind the writes it is to answer.
+        let sequencer = if url.starts_with("postgres") {
+            let mut one = opts.clone();
+            one.max_connections(1).min_connections(0);
+            Some(Database::connect(one).await?)
+        } else {
+            None
+        };
         let mut conn = Database::connect(opts).await.map_err(|e| explain(url, e))?;
         if url.starts_with("sqlite:") {
             // Opening is lazy: read the schema once so a corrupt file is named here.
@@ -99,23 +124,39 @@ impl Db {
                 .map_err(|e| explain(url, e))?;
         }
         let statements = Arc::new(AtomicU64::new(0));
-        let counter = statements.clone();
-        conn.set_metric_callback(move |info| {
-            counter.fetch_add(1, Ordering::Relaxed);
-            // Off unless asked for: `RUST_LOG=verdict::sql=debug`.
-            tracing::debug!(
-                target: "verdict::sql",
-                elapsed = ?info.elapsed,
-                "{}",
-                info.statement.sql
-            );
+        let count = |conn: &mut DatabaseConnection| {
+            let counter = statements.clone();
+            conn.set_metric_callback(move |info| {
+                counter.fetch_add(1, Ordering::Relaxed);
+                // Off unless asked for: `RUST_LOG=verdict::sql=debug`.
+                tracing::debug!(
+                    target: "verdict::sql",
+                    elapsed = ?info.elapsed,
+                    "{}",
+                    info.statement.sql
+                );
+            });
+        };
+        count(&mut conn);
+        let sequencer = sequencer.map(|mut c| {
+            count(&mut c);
+            c
         });
         Ok(Db {
             conn,
             statements,
             origin,
             availability: Availability::default(),
+            runs: Arc::new(Runs {
+                conn: sequencer,
+                ..Default::default()
+            }),
         })
+    }
+
+    /// This process's audit sequencer runs.
+    pub fn runs(&self) -> &Runs {
+        &self.runs
     }
 
     /// Whether the database answers (see [`Availability`]).

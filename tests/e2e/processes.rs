@@ -1,6 +1,6 @@
 //! Several `verdict serve` processes on one PostgreSQL database: a subscriber on one
 //! process hears what mutations on another caused, also after the connection that listens
-//! for them was killed.
+//! for them was killed; and writes on several processes at once go on one audit chain.
 
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use crate::harness::{App, Ws, op, str_at};
 
 e2e_postgres! {
     a_subscriber_hears_what_another_process_committed_also_after_its_listener_was_killed,
+    writes_on_two_processes_at_once_keep_one_chain,
 }
 
 const PROGRESS: &str =
@@ -147,4 +148,78 @@ async fn a_subscriber_hears_what_another_process_committed_also_after_its_listen
         .await;
     let data = until(&mut results, "a publication on the other process", |_| true).await;
     assert_eq!(data["resultsPublished"]["version"], 1, "{data}");
+}
+
+/// Writers on two processes at once, several tasks each, all committing in parallel: every
+/// answered write has its one entry on the chain by the time it is answered, and the chain
+/// verifies with nothing pending and no entry missing or doubled.
+async fn writes_on_two_processes_at_once_keep_one_chain(app: App) {
+    use sea_orm::{ConnectionTrait, Statement};
+    const TASKS: usize = 8;
+    const WRITES: usize = 12;
+    let other = app.sibling(&[]).await;
+    let mut writers = vec![];
+    for i in 0..2 * TASKS {
+        let email = format!("writer{i}-{}@example.org", crate::harness::unique());
+        let token = app.sign_up(&email).await;
+        let on = if i % 2 == 0 { &app } else { &other };
+        writers.push((email, token, on.http.clone(), on.url("/graphql")));
+    }
+    let head = app.audit_head().await;
+    let conn = sea_orm::Database::connect(app.db.url())
+        .await
+        .expect("connect");
+    let tasks: Vec<_> = writers
+        .into_iter()
+        .map(|(email, token, http, url)| {
+            let conn = conn.clone();
+            tokio::spawn(async move {
+                for k in 0..WRITES {
+                    let body = json!({
+                        "query": "mutation($n: String!) { updateProfile(displayName: $n) { displayName } }",
+                        "variables": { "n": format!("{email} {k}") },
+                    });
+                    let answer: Value = http
+                        .post(&url)
+                        .bearer_auth(&token)
+                        .json(&body)
+                        .send()
+                        .await
+                        .expect("answered")
+                        .json()
+                        .await
+                        .expect("json");
+                    assert!(answer.get("errors").is_none(), "{answer}");
+                    // Answered after its entry is on the chain.
+                    let on_chain: i64 = conn
+                        .query_one_raw(Statement::from_sql_and_values(
+                            sea_orm::DbBackend::Postgres,
+                            "SELECT COUNT(*) FROM audit_events a JOIN users u ON a.object_id = u.public_id \
+                             WHERE u.email = $1 AND a.action = 'user.profile_updated'",
+                            [email.clone().into()],
+                        ))
+                        .await
+                        .expect("count")
+                        .expect("a row")
+                        .try_get_by_index(0)
+                        .expect("count");
+                    assert_eq!(on_chain, k as i64 + 1, "{email}: entries on the chain");
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.expect("a writer");
+    }
+    assert_eq!(
+        app.audit_head().await,
+        head + (2 * TASKS * WRITES) as u64,
+        "one entry per write"
+    );
+    let out = app.cli(&["audit", "verify"]).await;
+    assert!(
+        !out.stdout.contains("not yet on the chain"),
+        "{}",
+        out.stdout
+    );
 }

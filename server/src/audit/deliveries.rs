@@ -1,16 +1,18 @@
-//! The webhook deliveries of an audit event, written by [`super::append`] in the business
-//! transaction (the outbox pattern, as for mail): one row per active webhook of the event
+//! The webhook deliveries of an audit event, written in the transaction that appends it to
+//! the chain (`super::sequencer::integrate`; the outbox pattern, as for mail): one row per active webhook of the event
 //! whose action filter matches, carrying the exact body the worker signs and sends
 //! (`crate::webhooks`).
 //!
-//! Cost: one indexed query per append that names an event (webhooks by the event's
-//! external id), usually answering nothing; nothing is cached, so a webhook registered or
+//! Cost: one indexed query per append (of one entry or of a sequencer run's batch) that
+//! names an event (webhooks by the events' external ids), usually answering nothing; nothing is cached, so a webhook registered or
 //! switched off by another process counts from its commit on.
 
 use entity::webhook_delivery::{self, DeliveryStatus};
 use entity::{audit_event, event, webhook};
 use sea_orm::sea_query::Query;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect,
+};
 use serde_json::json;
 
 use crate::crypto::{canonical_json, public_id};
@@ -46,49 +48,82 @@ pub fn body(row: &audit_event::Model) -> String {
     }))
 }
 
-/// Writes the deliveries of `row` (an event's audit event), due now.
-pub async fn enqueue<C: ConnectionTrait>(txn: &C, row: &audit_event::Model) -> AppResult<usize> {
+/// Writes the deliveries of `rows` (audit events being appended), due now: one query for
+/// the active webhooks of their events, and when there are any, one for those events' ids
+/// and one insert.
+pub async fn enqueue<C: ConnectionTrait>(txn: &C, rows: &[audit_event::Model]) -> AppResult<usize> {
+    let mut events: Vec<&str> = rows
+        .iter()
+        .map(|r| r.event.as_str())
+        .filter(|e| !e.is_empty())
+        .collect();
+    events.sort_unstable();
+    events.dedup();
+    if events.is_empty() {
+        return Ok(0);
+    }
     let hooks = webhook::Entity::find()
         .filter(
             webhook::Column::EventId.in_subquery(
                 Query::select()
                     .column(event::Column::Id)
                     .from(event::Entity)
-                    .and_where(event::Column::ExternalId.eq(row.event.as_str()))
+                    .and_where(event::Column::ExternalId.is_in(events.iter().copied()))
                     .to_owned(),
             ),
         )
         .filter(webhook::Column::Active.eq(true))
         .all(txn)
         .await?;
-    let due: Vec<&webhook::Model> = hooks
-        .iter()
-        .filter(|w| matches(&filter_of(w), &row.action))
-        .collect();
+    if hooks.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<(i64, String)> = event::Entity::find()
+        .filter(event::Column::ExternalId.is_in(events.iter().copied()))
+        .select_only()
+        .column(event::Column::Id)
+        .column(event::Column::ExternalId)
+        .into_tuple()
+        .all(txn)
+        .await?;
+    let filters: Vec<Vec<String>> = hooks.iter().map(filter_of).collect();
+    let mut due = Vec::new();
+    for row in rows {
+        let Some(event_id) = ids.iter().find(|(_, x)| *x == row.event).map(|(id, _)| *id) else {
+            continue;
+        };
+        for (w, filter) in hooks.iter().zip(&filters) {
+            if w.event_id == event_id && matches(filter, &row.action) {
+                due.push((w.id, row));
+            }
+        }
+    }
     if due.is_empty() {
         return Ok(0);
     }
     let t = crate::db::now(txn).await?;
-    let body = body(row);
-    webhook_delivery::Entity::insert_many(due.iter().map(|w| webhook_delivery::ActiveModel {
-        public_id: Set(public_id("whd")),
-        webhook_id: Set(w.id),
-        seq: Set(row.seq),
-        action: Set(row.action.clone()),
-        body: Set(body.clone()),
-        status: Set(DeliveryStatus::Pending),
-        attempts: Set(0),
-        next_attempt_at: Set(t),
-        lease_until: Set(None),
-        last_status: Set(None),
-        last_error: Set(None),
-        created_at: Set(t),
-        delivered_at: Set(None),
-        ..Default::default()
+    let n = due.len();
+    webhook_delivery::Entity::insert_many(due.into_iter().map(|(webhook_id, row)| {
+        webhook_delivery::ActiveModel {
+            public_id: Set(public_id("whd")),
+            webhook_id: Set(webhook_id),
+            seq: Set(row.seq),
+            action: Set(row.action.clone()),
+            body: Set(body(row)),
+            status: Set(DeliveryStatus::Pending),
+            attempts: Set(0),
+            next_attempt_at: Set(t),
+            lease_until: Set(None),
+            last_status: Set(None),
+            last_error: Set(None),
+            created_at: Set(t),
+            delivered_at: Set(None),
+            ..Default::default()
+        }
     }))
     .exec_without_returning(txn)
     .await?;
-    Ok(due.len())
+    Ok(n)
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! The hash-chained audit log: the spine of every mutation.
 //!
 //! Every mutation appends exactly one [`Entry`] inside its own transaction, so the business
-//! write and its audit record commit or roll back together.
+//! write and its audit record commit or roll back together. On PostgreSQL the entry is
+//! committed without its place on the chain and a sequencer gives it its `seq` and hashes
+//! right after, many writes' entries at a time, so that writes commit in parallel: see
+//! [`sequencer`].
 //!
 //! ## Encoding (version `verdict.audit.v1`)
 //!
@@ -21,9 +24,10 @@
 //! The append also writes the event's webhook deliveries ([`deliveries`]), in the same
 //! transaction: a delivery exists exactly when its audit event does.
 //!
-//! `seq` comes from the single `audit_head` row, locked for the transaction, never from an
-//! auto-increment (sequences gap on rollback). The database itself refuses deletes of audit
-//! rows, every update but a redaction (below), and an append that does not extend the head.
+//! `seq` comes from the single `audit_head` row, locked by the transaction that appends,
+//! never from an auto-increment (sequences gap on rollback). The database itself refuses
+//! deletes of audit rows, every update but a redaction (below), an append that does not
+//! extend the chain's last row, and a head that does not move forward onto the last row.
 //!
 //! ## Erasure: redacting a payload without breaking the chain
 //!
@@ -70,14 +74,15 @@
 //! Which rows and members are personal is decided in [`crate::domain::erasure`].
 
 use chrono::{DateTime, Utc};
-use entity::{audit_event, audit_head};
+use entity::{audit_event, audit_head, audit_pending};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect,
 };
 
 pub mod deliveries;
 pub mod redact;
+pub mod sequencer;
 
 use crate::crypto::{canonical_json, sha256_fields, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -167,17 +172,22 @@ pub fn row_hash(
     )
 }
 
-/// Locks the chain's head row until `txn` ends, as [`append`] does. Every write appends,
-/// so once a transaction holds the head no other write commits before it does: what it
-/// reads after this is still true when it commits (on SQLite the write transaction is
-/// exclusive anyway).
-pub async fn lock_head<C: ConnectionTrait>(txn: &C) -> AppResult<()> {
-    audit_head::Entity::find_by_id(1)
+/// Locks the chain's head row until `txn` ends and appends to the chain every entry
+/// committed before (on PostgreSQL, where writes enqueue: [`sequencer`]); the head as it
+/// then stands. Once a transaction holds the head no other write commits before it does
+/// (on PostgreSQL it holds the writers' gate exclusively; on SQLite the write transaction
+/// is exclusive anyway), so what it reads after this is still true when it commits, and
+/// every committed entry is on the chain.
+pub async fn lock_head<C: ConnectionTrait>(txn: &C) -> AppResult<audit_head::Model> {
+    if txn.get_database_backend() == DbBackend::Postgres {
+        sequencer::close_gate(txn).await?;
+    }
+    let head = audit_head::Entity::find_by_id(1)
         .lock_exclusive()
         .one(txn)
         .await?
         .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
-    Ok(())
+    Ok(sequencer::drain(txn, head).await?.0)
 }
 
 /// The seq of the chain's head: every committed write has advanced it, so an unchanged
@@ -193,58 +203,14 @@ pub async fn head_seq<C: ConnectionTrait>(db: &C) -> AppResult<i64> {
     Ok(seq.unwrap_or(0))
 }
 
-/// Appends `entry` to the chain inside `txn` and returns its seq.
-pub async fn append<C: ConnectionTrait>(txn: &C, entry: Entry) -> AppResult<i64> {
-    let head = audit_head::Entity::find_by_id(1)
-        .lock_exclusive()
-        .one(txn)
-        .await?
-        .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
-    let seq = head.seq + 1;
-    let occurred_at = canonical_time(match entry.at {
-        Some(t) => t,
-        None => crate::db::now(txn).await?,
-    });
-    let payload = canonical_json(&entry.payload);
-    let payload_hash = sha256_hex(payload.as_bytes());
-    let hash = row_hash(
-        &head.head_hash,
-        seq,
-        &occurred_at,
-        &entry.actor,
-        &entry.event,
-        entry.action,
-        entry.object_type,
-        &entry.object_id,
-        &payload_hash,
-    );
-    let row = audit_event::Model {
-        seq,
-        occurred_at,
-        actor: entry.actor,
-        event: entry.event,
-        action: entry.action.to_owned(),
-        object_type: entry.object_type.to_owned(),
-        object_id: entry.object_id,
-        payload,
-        payload_hash,
-        prev_hash: head.head_hash,
-        row_hash: hash.clone(),
-    };
-    audit_event::Entity::insert(audit_event::ActiveModel::from(row.clone()))
-        .exec_without_returning(txn)
-        .await?;
-    if !row.event.is_empty() {
-        deliveries::enqueue(txn, &row).await?;
-    }
-    audit_head::Entity::update(audit_head::ActiveModel {
-        id: Set(1),
-        seq: Set(seq),
-        head_hash: Set(hash),
-    })
-    .exec(txn)
-    .await?;
-    Ok(seq)
+/// Appends `entry` to the chain inside `txn`, in place, and returns its seq: the head is
+/// held until `txn` ends ([`lock_head`]). `origin` names the writing process. Writes on
+/// PostgreSQL that need no seq enqueue instead ([`sequencer::enqueue`]).
+pub async fn append<C: ConnectionTrait>(txn: &C, origin: &str, entry: Entry) -> AppResult<i64> {
+    let head = lock_head(txn).await?;
+    let row = sequencer::queued(txn, origin, entry).await?;
+    let (head, _) = sequencer::integrate(txn, head, std::slice::from_ref(&row)).await?;
+    Ok(head.seq)
 }
 
 /// The outcome of recomputing the chain.
@@ -256,6 +222,9 @@ pub enum Verification {
         seq: i64,
         hash: String,
         redacted: u64,
+        /// Entries committed with their writes and not yet on the chain ([`sequencer`]):
+        /// a running server appends them within a second.
+        pending: u64,
     },
     /// The first row that does not fit, and why.
     Broken { seq: i64, reason: String },
@@ -286,7 +255,26 @@ pub async fn verify<C: ConnectionTrait>(db: &C) -> AppResult<Verification> {
         .one(db)
         .await?
         .ok_or_else(|| AppError::Internal("audit head row is missing".into()))?;
-    Ok(walk.finish(&head))
+    // SQLite appends in place and never queues (see [`sequencer`]); a SQLite copy may also
+    // come from a version without the table (`verdict restore` verifies before migrating).
+    let pending = match db.get_database_backend() {
+        DbBackend::Postgres => audit_pending::Entity::find().count(db).await?,
+        _ => 0,
+    };
+    Ok(match walk.finish(&head) {
+        Verification::Intact {
+            seq,
+            hash,
+            redacted,
+            ..
+        } => Verification::Intact {
+            seq,
+            hash,
+            redacted,
+            pending,
+        },
+        broken => broken,
+    })
 }
 
 /// The chain walked from genesis one row at a time, in seq order: [`verify`] feeds it the
@@ -374,6 +362,7 @@ impl ChainWalk {
             seq: last,
             hash: self.prev,
             redacted: self.redacted,
+            pending: 0,
         }
     }
 }

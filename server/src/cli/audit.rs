@@ -25,6 +25,7 @@ pub(super) async fn run(store: &StoreConfig, cmd: AuditCmd) -> AppResult<ExitCod
                 seq,
                 hash,
                 redacted,
+                pending,
             } => {
                 let erased = match redacted {
                     0 => String::new(),
@@ -32,7 +33,14 @@ pub(super) async fn run(store: &StoreConfig, cmd: AuditCmd) -> AppResult<ExitCod
                         "; {n} payloads redacted by erasures, each as its erasure entry recorded"
                     ),
                 };
-                println!("audit chain intact: head seq {seq} hash {hash}{erased}")
+                let waiting = match pending {
+                    0 => String::new(),
+                    n => format!(
+                        "; {n} entries committed and not yet on the chain (a running server \
+                         appends them within a second)"
+                    ),
+                };
+                println!("audit chain intact: head seq {seq} hash {hash}{erased}{waiting}")
             }
             Verification::Broken { seq, reason } => {
                 println!("audit chain broken at seq {seq}: {reason}");

@@ -14,10 +14,19 @@ use verdict::error::AppResult;
 pub(super) async fn backup(store: &StoreConfig, file: &Path) -> AppResult<ExitCode> {
     let b = verdict::backup::backup(&store.database_url, file).await?;
     match b.chain {
-        Verification::Intact { seq, hash, .. } => println!(
-            "backup written to {}: {} bytes, audit chain intact at head seq {seq} hash {hash}",
+        Verification::Intact {
+            seq, hash, pending, ..
+        } => println!(
+            "backup written to {}: {} bytes, audit chain intact at head seq {seq} hash {hash}{}",
             b.file.display(),
-            b.bytes
+            b.bytes,
+            match pending {
+                0 => String::new(),
+                n => format!(
+                    "; {n} entries of committed writes wait for their place (a server started \
+                     on the restored database appends them)"
+                ),
+            }
         ),
         Verification::Broken { seq, reason } => {
             println!(

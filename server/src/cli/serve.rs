@@ -141,6 +141,9 @@ async fn serve(store: &StoreConfig, cfg: ServeConfig) -> AppResult<()> {
             services.db.clone(),
             store.database_url.clone(),
         ));
+        // Give entries left pending (by a process killed after a commit) their place, now
+        // and every second.
+        tokio::spawn(verdict::audit::sequencer::keep(services.db.clone()));
         // Other processes may share this database: hear their commits (and ours) from it.
         tokio::spawn(graphql::relay::run(
             services.db.clone(),

@@ -305,7 +305,7 @@ pub async fn store_run(
     let created_at = w.now();
     let created = canonical_time(created_at);
     let seq = w
-        .append(
+        .append_in_place(
             Entry::new("calibration.ran", "calibration_run", &public)
                 .by(actor.public_id())
                 .in_event(&e.external_id)
@@ -501,7 +501,7 @@ pub async fn publish(
     let at = w.now();
     let at_text = canonical_time(at);
     let seq = w
-        .append(
+        .append_in_place(
             Entry::new("results.published", "result_publication", &public)
                 .by(actor.public_id())
                 .in_event(&e.external_id)

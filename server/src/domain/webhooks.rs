@@ -74,8 +74,10 @@ pub async fn register(
     let t = w.now();
     let secret = bearer_token("whsec_");
     let id = public_id("whk");
-    // The audit entry first: a webhook hears of what happens after its registration.
-    w.append(
+    // The audit entry first, in place (its seq fixed in this transaction, the chain's head
+    // held until it commits): a webhook hears of exactly what comes after its
+    // registration on the chain.
+    w.append_in_place(
         Entry::new("webhook.registered", "webhook", &id)
             .by(actor.public_id())
             .in_event(&e.external_id)
@@ -135,7 +137,8 @@ pub async fn set_active(w: &Write, id: &str, active: bool) -> AppResult<webhook:
     row.active = Set(active);
     row.updated_at = Set(t);
     let hook = row.update(txn).await?;
-    w.append(
+    // In place, like the registration: the switch takes effect at its own entry's seq.
+    w.append_in_place(
         Entry::new(
             if active {
                 "webhook.activated"

@@ -26,9 +26,11 @@
 //! (or is a site admin). A domain function that needs an organizer asks for one in its
 //! signature, so a caller that forgot the check does not compile.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use chrono::{DateTime, Utc};
 use entity::event;
-use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, DatabaseTransaction, DbBackend, EntityTrait, QueryFilter, QuerySelect};
 
 use super::{Actor, is_organizer};
 use crate::audit::{self, Entry};
@@ -40,6 +42,9 @@ pub struct Write {
     txn: DatabaseTransaction,
     actor: Option<Actor>,
     now: DateTime<Utc>,
+    db: Db,
+    /// Whether its entry waits in `audit_pending` for the sequencer (PostgreSQL).
+    queued: AtomicBool,
 }
 
 impl Write {
@@ -47,7 +52,13 @@ impl Write {
     pub async fn begin(db: &Db, actor: Option<Actor>) -> AppResult<Write> {
         let txn = db.write().await?;
         let now = crate::db::now(&txn).await?;
-        Ok(Write { txn, actor, now })
+        Ok(Write {
+            txn,
+            actor,
+            now,
+            db: db.clone(),
+            queued: AtomicBool::new(false),
+        })
     }
 
     /// The transaction, for the reads and writes of the rules.
@@ -108,14 +119,38 @@ impl Write {
             .then_some(Organizer { actor, event }))
     }
 
-    /// Appends the write's one audit entry, stamped with [`Write::now`].
-    pub async fn append(&self, entry: Entry) -> AppResult<i64> {
-        audit::append(&self.txn, entry.at(self.now)).await
+    /// Appends the write's one audit entry, stamped with [`Write::now`]. On PostgreSQL it is
+    /// committed with the write and put on the chain right after the commit, before
+    /// [`Write::commit`] returns ([`audit::sequencer`]); on SQLite it is appended in place.
+    pub async fn append(&self, entry: Entry) -> AppResult<()> {
+        let entry = entry.at(self.now);
+        if self.db.backend() == DbBackend::Postgres {
+            audit::sequencer::enqueue(&self.txn, self.db.origin(), entry).await?;
+            self.queued.store(true, Ordering::Relaxed);
+        } else {
+            audit::append(&self.txn, self.db.origin(), entry).await?;
+        }
+        Ok(())
     }
 
-    /// Commits the write.
+    /// Appends the write's one audit entry in place and returns its seq, for a write that
+    /// records it: the chain's head is held until the write ends ([`audit::lock_head`]).
+    pub async fn append_in_place(&self, entry: Entry) -> AppResult<i64> {
+        audit::append(&self.txn, self.db.origin(), entry.at(self.now)).await
+    }
+
+    /// Commits the write; then, when its entry was queued, returns once the entry is on
+    /// the chain. Should the sequencer fail just then (the database went away after the
+    /// commit), the write is still done: it is said in the log, and the entry is sequenced
+    /// by the next run (every server runs one each second).
     pub async fn commit(self) -> AppResult<()> {
-        Ok(self.txn.commit().await?)
+        self.txn.commit().await?;
+        if self.queued.load(Ordering::Relaxed)
+            && let Err(e) = audit::sequencer::settle(&self.db).await
+        {
+            tracing::warn!("a committed write's audit entry waits for the next sequencer run: {e}");
+        }
+        Ok(())
     }
 
     /// Rolls the write back (dropping it does too, later).

@@ -1,10 +1,10 @@
 //! Several server processes on one PostgreSQL database: every process hears what every
 //! other process committed.
 //!
-//! Each audit entry is announced on the channel `verdict_audit` by a trigger in the
-//! inserting transaction (migration `m20261201_000003_audit_notify`), so an announcement is
-//! delivered only on commit, in commit order (`seq` order: appends serialize on the audit
-//! head). Each process listens on its own connection and turns the entries of other
+//! Each audit entry is announced on the channel `verdict_audit` by the transaction that
+//! appends it to the chain (`audit::sequencer`), so an announcement is delivered only on
+//! commit, in commit order (`seq` order: appends serialize on the audit head), and names
+//! the process that committed the entry's write. Each process listens on its own connection and turns the entries of other
 //! processes that move a subscription into [`BusEvent`]s on its in-process [`Bus`]; its own
 //! commits it has published already, at once (an announcement names the committing
 //! process: the `application_name` of its connections, [`Db::origin`]).
@@ -36,7 +36,7 @@ use crate::domain::find_project;
 use crate::error::AppResult;
 
 /// The channel the audit trigger announces on.
-pub const CHANNEL: &str = "verdict_audit";
+pub const CHANNEL: &str = crate::audit::sequencer::CHANNEL;
 
 /// How long to wait before connecting again after the listening connection failed.
 const RECONNECT: Duration = Duration::from_millis(250);

@@ -38,7 +38,8 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
             assert_eq!(verdict::domain::clock(txn).await.expect("clock"), direct);
             assert_eq!(w.now(), direct, "{}: the write's one reading", t.name);
             // What a mutation writes in this transaction carries that same instant: a
-            // user's created_at and its audit entry's occurred_at.
+            // user's created_at and its audit entry's occurred_at (the entry waits in
+            // `audit_pending`, committed with the write, for its place on the chain).
             accounts::admin_create(&w, "clock@example.org")
                 .await
                 .expect("admin");
@@ -47,12 +48,12 @@ async fn the_clock_is_the_databases_read_in_the_transaction() {
                 .expect("read")
                 .expect("the user");
             assert_eq!(user.created_at, direct, "{}: created_at", t.name);
-            let last = entity::audit_event::Entity::find()
-                .order_by_desc(entity::audit_event::Column::Seq)
+            let last = entity::audit_pending::Entity::find()
+                .order_by_desc(entity::audit_pending::Column::Id)
                 .one(txn)
                 .await
                 .expect("read")
-                .expect("an audit row");
+                .expect("the write's audit entry");
             assert_eq!(
                 last.occurred_at,
                 audit::canonical_time(direct),

@@ -282,8 +282,14 @@ pub(super) async fn database_failures_reach_the_client_as_a_request_id_only(app:
         .nothing_written_since(&before, &[], "a failing comment")
         .await;
 
-    // The audit append every mutation makes: the business write goes back with it.
-    for sql in refuse_inserts("audit_events") {
+    // The audit append every mutation makes: the business write goes back with it. The
+    // write's own transaction puts its entry into `audit_pending` on PostgreSQL (the
+    // sequencer gives it its place after the commit), on the chain itself on SQLite.
+    let entries = match backend {
+        crate::harness::Backend::Sqlite => "audit_events",
+        crate::harness::Backend::Postgres => "audit_pending",
+    };
+    for sql in refuse_inserts(entries) {
         probe.execute(&sql).await;
     }
     let r = app

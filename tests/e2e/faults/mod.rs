@@ -27,10 +27,16 @@ mod mixed;
 use mixed::*;
 mod checks;
 use checks::*;
+mod sequencing;
+use sequencing::*;
 
 e2e! {
     acknowledged_writes_survive_kill_9_under_load,
     reviews_calibration_and_publication_survive_kill_9,
+}
+
+e2e_postgres! {
+    a_write_killed_before_its_entry_is_sequenced_gets_it_after_restart,
 }
 
 /// Writers of each kind per crash: editors retitle their own project, creators add a

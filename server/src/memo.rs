@@ -89,3 +89,70 @@ impl<T: Clone> Default for PerHead<T> {
         PerHead(Memo::new(Self::CAPACITY))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::PerHead;
+
+    /// Counts its computations; each yields before answering, so concurrent askers overlap.
+    async fn counted(calls: &AtomicUsize, value: i64) -> Result<i64, ()> {
+        calls.fetch_add(1, Ordering::SeqCst);
+        tokio::task::yield_now().await;
+        Ok(value)
+    }
+
+    #[tokio::test]
+    async fn a_value_is_computed_once_per_event_and_head() {
+        let memo: PerHead<i64> = PerHead::default();
+        let calls = AtomicUsize::new(0);
+        assert_eq!(
+            memo.get(1, 10, async || counted(&calls, 7).await).await,
+            Ok(7)
+        );
+        // The same head: what was computed, not a second computation.
+        assert_eq!(
+            memo.get(1, 10, async || counted(&calls, 8).await).await,
+            Ok(7)
+        );
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        // A write moved the head, or another event: computed anew.
+        assert_eq!(
+            memo.get(1, 11, async || counted(&calls, 9).await).await,
+            Ok(9)
+        );
+        assert_eq!(
+            memo.get(2, 11, async || counted(&calls, 5).await).await,
+            Ok(5)
+        );
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_askers_share_one_computation() {
+        let memo: Arc<PerHead<i64>> = Arc::default();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let askers: Vec<_> = (0..32)
+            .map(|_| {
+                let (memo, calls) = (memo.clone(), calls.clone());
+                tokio::spawn(async move { memo.get(1, 1, async || counted(&calls, 3).await).await })
+            })
+            .collect();
+        for asker in askers {
+            assert_eq!(asker.await.expect("joined"), Ok(3));
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_failed_computation_is_not_kept() {
+        let memo: PerHead<i64> = PerHead::default();
+        assert_eq!(
+            memo.get(1, 1, async || Err::<i64, &str>("down")).await,
+            Err("down")
+        );
+        assert_eq!(memo.get(1, 1, async || Ok::<i64, &str>(4)).await, Ok(4));
+    }
+}

@@ -145,6 +145,21 @@ pub fn canonical_time(t: DateTime<Utc>) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// The hash `r` must carry: [`row_hash`] of its own fields (its `row_hash` is not read).
+pub fn row_hash_of(r: &audit_event::Model) -> String {
+    row_hash(
+        &r.prev_hash,
+        r.seq,
+        &r.occurred_at,
+        &r.actor,
+        &r.event,
+        &r.action,
+        &r.object_type,
+        &r.object_id,
+        &r.payload_hash,
+    )
+}
+
 pub fn row_hash(
     prev_hash: &str,
     seq: i64,
@@ -406,18 +421,7 @@ fn check_place(r: &audit_event::Model, prev: &str, seq: i64) -> Option<&'static 
 }
 
 fn check_hash(r: &audit_event::Model) -> Option<&'static str> {
-    let h = row_hash(
-        &r.prev_hash,
-        r.seq,
-        &r.occurred_at,
-        &r.actor,
-        &r.event,
-        &r.action,
-        &r.object_type,
-        &r.object_id,
-        &r.payload_hash,
-    );
-    (h != r.row_hash).then_some("row_hash does not match the row")
+    (row_hash_of(r) != r.row_hash).then_some("row_hash does not match the row")
 }
 
 /// A signed statement of the chain's head: anyone holding the public key can check that

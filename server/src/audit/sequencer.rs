@@ -73,7 +73,7 @@ use sea_orm::{
     Statement, TransactionTrait,
 };
 
-use super::{Entry, canonical_time, deliveries, row_hash};
+use super::{Entry, canonical_time, deliveries, row_hash_of};
 use crate::crypto::{canonical_json, sha256_hex};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
@@ -159,18 +159,7 @@ pub(crate) async fn integrate<C: ConnectionTrait>(
     let mut events = Vec::with_capacity(rows.len());
     for r in rows {
         seq += 1;
-        let hash = row_hash(
-            &prev,
-            seq,
-            &r.occurred_at,
-            &r.actor,
-            &r.event,
-            &r.action,
-            &r.object_type,
-            &r.object_id,
-            &r.payload_hash,
-        );
-        events.push(audit_event::Model {
+        let mut event = audit_event::Model {
             seq,
             occurred_at: r.occurred_at.clone(),
             actor: r.actor.clone(),
@@ -180,9 +169,12 @@ pub(crate) async fn integrate<C: ConnectionTrait>(
             object_id: r.object_id.clone(),
             payload: r.payload.clone(),
             payload_hash: r.payload_hash.clone(),
-            prev_hash: std::mem::replace(&mut prev, hash.clone()),
-            row_hash: hash,
-        });
+            prev_hash: prev,
+            row_hash: String::new(),
+        };
+        event.row_hash = row_hash_of(&event);
+        prev = event.row_hash.clone();
+        events.push(event);
     }
     audit_event::Entity::insert_many(events.iter().cloned().map(audit_event::ActiveModel::from))
         .exec_without_returning(txn)

@@ -10,9 +10,22 @@
 //!   exists. So the event is read inside the transaction and locked (`FOR UPDATE` on
 //!   PostgreSQL; SQLite's `BEGIN IMMEDIATE` already excludes other writers): it cannot move
 //!   until this write commits, and a change that is under way is waited for and then seen.
-//!   The lock is the same whatever the rule, so a write never upgrades a weaker lock it took
-//!   earlier (two writers doing so deadlock); it costs PostgreSQL one writer per event at a
-//!   time for the few milliseconds of a write, which SQLite has anyway.
+//!   The lock is the same for almost every rule, so a write never upgrades a weaker lock it
+//!   took earlier (two writers doing so deadlock), and every rule that spans rows written by
+//!   different mutations of one event (a team's size, a voter's credits, a rubric and the
+//!   scores checked against it) holds because those mutations take turns. It costs
+//!   PostgreSQL one writer per event at a time for the few milliseconds of a write, which
+//!   SQLite has anyway.
+//!
+//!   The one exception is the write that judging day is made of, a judge saving a review
+//!   ([`Write::event_by_id_shared`]: `FOR SHARE`). Its rules only read the event (the
+//!   judging window), the rubric and the project, which change only under the exclusive
+//!   lock, so a window closing or a rubric changing still waits for the reviews under way
+//!   and is then seen; the only rows it writes are its own assignment's review, and it
+//!   locks that assignment (`FOR UPDATE`) so two saves of one review still take turns. So
+//!   64 judges' saves commit side by side instead of one at a time. A write that takes the
+//!   shared lock must never change the event row (that upgrade is the deadlock above) nor
+//!   rely on rows another shared writer writes.
 //! - **the actor** on whose behalf it runs ([`Write::actor`]; none for `signUp`, `logIn`
 //!   and the like), and
 //! - **now**, read once from the database's clock right after `BEGIN` ([`Write::now`]):
@@ -97,6 +110,18 @@ impl Write {
     /// locked in this transaction like [`Write::event`].
     pub async fn event_by_id(&self, id: i64) -> AppResult<event::Model> {
         super::lock_event(&self.txn, id).await
+    }
+
+    /// The event with row id `id`, read in this transaction and locked against change
+    /// (`FOR SHARE` on PostgreSQL) but not against other writes that lock it the same way.
+    /// Only for the writes the module doc names: their rules read the event and never
+    /// change it, and they lock the rows they write themselves.
+    pub async fn event_by_id_shared(&self, id: i64) -> AppResult<event::Model> {
+        event::Entity::find_by_id(id)
+            .lock_shared()
+            .one(&self.txn)
+            .await?
+            .ok_or(AppError::NotFound("event"))
     }
 
     /// The proof that the actor organizes `event` (or is a site admin); FORBIDDEN otherwise,

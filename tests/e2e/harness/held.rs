@@ -12,7 +12,8 @@ use entity::event;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, EntityTrait,
-    QueryFilter, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait,
+    QueryFilter, QuerySelect, SqliteTransactionMode, Statement, TransactionOptions,
+    TransactionTrait,
 };
 
 use super::{App, Backend};
@@ -55,6 +56,45 @@ impl HeldChange {
             txn,
             backend: app.db.backend(),
         }
+    }
+
+    /// Holds the event with `slug` as a judge's `saveReview` under way holds it: read and
+    /// locked `FOR SHARE` in a transaction left open (PostgreSQL only: SQLite has one
+    /// writer at a time whatever is locked).
+    pub async fn share(app: &App, slug: &str) -> Self {
+        assert_eq!(
+            app.db.backend(),
+            Backend::Postgres,
+            "a shared row lock is PostgreSQL's"
+        );
+        let conn = Database::connect(app.db.url())
+            .await
+            .unwrap_or_else(|e| panic!("connect to {}: {e}", app.db.url()));
+        let txn = conn.begin().await.expect("begin the hold");
+        let held = event::Entity::find()
+            .filter(event::Column::Slug.eq(slug))
+            .lock_shared()
+            .all(&txn)
+            .await
+            .expect("lock the event")
+            .len();
+        assert_eq!(held, 1, "no event {slug}");
+        HeldChange {
+            conn,
+            txn,
+            backend: Backend::Postgres,
+        }
+    }
+
+    /// Whether a connection to this database waits for a lock now (PostgreSQL).
+    pub async fn waited_on(&self) -> bool {
+        self.someone_waits().await
+    }
+
+    /// Ends the hold without changing anything.
+    pub async fn release(self) {
+        self.txn.rollback().await.expect("roll back the hold");
+        let _ = self.conn.close().await;
     }
 
     /// Commits once another connection waits for what this change holds, or once `done`

@@ -35,6 +35,11 @@ e2e! {
     every_review_save_keeps_a_revision,
     judges_are_never_on_a_team_they_judge,
     a_judging_window_closed_while_a_save_waits_refuses_it,
+    two_saves_of_one_review_at_once_keep_both_scores,
+}
+
+e2e_postgres! {
+    a_save_does_not_wait_for_another_judges_save,
 }
 
 async fn import_fixture(app: &App) {

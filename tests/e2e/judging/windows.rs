@@ -113,6 +113,78 @@ pub(super) async fn a_judging_window_closed_while_a_save_waits_refuses_it(app: A
     );
 }
 
+/// Judging day is many judges saving at once: a judge's save does not wait for another
+/// judge's save under way (held here as that save holds the event: `FOR SHARE`), while an
+/// organizer's change of the event still waits for it
+/// ([`a_judging_window_closed_while_a_save_waits_refuses_it`]).
+pub(super) async fn a_save_does_not_wait_for_another_judges_save(app: App) {
+    let j = judged_event(&app).await;
+    let other = HeldChange::share(&app, &j.slug).await;
+    let save = app.gql_as(
+        &j.judge_a,
+        op("SaveReview"),
+        json!({ "assignment": j.assignment_a, "scores": [{ "criterion": "impact", "value": 4 }] }),
+    );
+    tokio::pin!(save);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    let answer = loop {
+        tokio::select! {
+            r = &mut save => break Some(r),
+            () = tokio::time::sleep(std::time::Duration::from_millis(200)) => {
+                if other.waited_on().await || tokio::time::Instant::now() > deadline {
+                    break None;
+                }
+            }
+        }
+    };
+    let Some(r) = answer else {
+        other.release().await;
+        panic!("judge A's save waited for judge B's save under way");
+    };
+    other.release().await;
+    assert_eq!(data(&r)["saveReview"]["scores"][0]["value"], 4, "{r}");
+}
+
+/// A judge's page may send two saves of one review at once (a slider dragged, then
+/// "submit" on a bad network): each save merges its scores into the review as the other
+/// left it, so both criteria are kept, and every save is answered.
+pub(super) async fn two_saves_of_one_review_at_once_keep_both_scores(app: App) {
+    let j = judged_event(&app).await;
+    let saves = (0..8).map(|i| {
+        let criterion = if i % 2 == 0 { "impact" } else { "craft" };
+        app.gql_as(
+            &j.judge_a,
+            op("SaveReview"),
+            json!({ "assignment": j.assignment_a, "scores": [{ "criterion": criterion, "value": 1 + i / 2 }] }),
+        )
+    });
+    for r in futures_util::future::join_all(saves).await {
+        data(&r);
+    }
+    let d = app
+        .ok(
+            Some(&j.judge_a),
+            "query($e: String!) { event(slug: $e) { myAssignments { review { version scores { criterion value } } } } }",
+            json!({ "e": j.slug }),
+        )
+        .await;
+    let scores = &d["event"]["myAssignments"][0]["review"]["scores"];
+    let kept: Vec<&str> = scores
+        .as_array()
+        .expect("scores")
+        .iter()
+        .filter_map(|s| s["criterion"].as_str())
+        .collect();
+    assert!(
+        kept.contains(&"impact") && kept.contains(&"craft"),
+        "a save lost the other's scores: {scores}"
+    );
+    assert_eq!(
+        d["event"]["myAssignments"][0]["review"]["version"], 8,
+        "{d}"
+    );
+}
+
 /// The judge's own queue, as the judging page reads it.
 pub(super) const QUEUE: &str = "query($e: String!) { event(slug: $e) { myProgress { done total } nextAssignment { id project { title } } myAssignments { id status project { id title status } } } }";
 

@@ -304,8 +304,22 @@ pub async fn save_review(
     submit: bool,
 ) -> AppResult<review::Model> {
     let (txn, actor) = (w.txn(), w.actor()?);
-    let a = assignment::Entity::find()
-        .filter(assignment::Column::PublicId.eq(assignment_id))
+    let find = || assignment::Entity::find().filter(assignment::Column::PublicId.eq(assignment_id));
+    let event_id = find()
+        .select_only()
+        .column(assignment::Column::EventId)
+        .into_tuple::<i64>()
+        .one(txn)
+        .await?
+        .ok_or(AppError::NotFound("assignment"))?;
+    // Locked against change, shared with the other judges' saves (see `Write`'s module
+    // doc): the judging window is checked against the event as it stands until commit.
+    let e = w.event_by_id_shared(event_id).await?;
+    // Then the assignment, read after the event's lock (a recusal or removal that committed
+    // meanwhile is seen) and locked: two saves of one review take turns, and neither loses
+    // the scores the other merged.
+    let a = find()
+        .lock_exclusive()
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("assignment"))?;
@@ -313,8 +327,6 @@ pub async fn save_review(
         .one(txn)
         .await?
         .ok_or(AppError::NotFound("assignment"))?;
-    // Locked: the judging window is checked against the event as it stands until commit.
-    let e = w.event_by_id(a.event_id).await?;
     if judge.user_id != actor.user.id {
         // Organizers can see the assignment but may not score it; anyone else cannot see it.
         return match w.organizer(&e).await {

@@ -207,13 +207,7 @@ impl EventJudging {
         #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Assignment>> {
-        let judges: HashMap<i64, i64> = membership::Entity::find_judges(self.0.id)
-            .all(&ctx.db().conn)
-            .await
-            .gql(ctx)?
-            .into_iter()
-            .map(|m| (m.id, m.user_id))
-            .collect();
+        let judges = judge_users(ctx, self.0.id).await?;
         let q = assignment::Entity::find().filter(assignment::Column::EventId.eq(self.0.id));
         page(
             ctx,
@@ -629,4 +623,19 @@ impl AssignmentPlan {
     async fn total_shortfall(&self) -> i32 {
         self.plan.total_shortfall() as i32
     }
+}
+
+/// The event's judges, membership id to user id: whose a judge's row is, for the guards of
+/// pages of assignments and comparisons (one query per page, not one per row).
+pub(super) async fn judge_users(
+    ctx: &Context<'_>,
+    event_id: i64,
+) -> async_graphql::Result<HashMap<i64, i64>> {
+    Ok(membership::Entity::find_judges(event_id)
+        .all(&ctx.db().conn)
+        .await
+        .gql(ctx)?
+        .into_iter()
+        .map(|m| (m.id, m.user_id))
+        .collect())
 }

@@ -2,11 +2,9 @@
 //! comparisons. A comparison is the judge's own and the organizers': participants and the
 //! public never read one, nor any field of it.
 
-use std::collections::HashMap;
-
 use async_graphql::{Context, Enum, ID, Object};
 use chrono::{DateTime, Utc};
-use entity::{comparison, event::JudgingMode, membership};
+use entity::{comparison, event::JudgingMode};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::event::EventRow;
@@ -116,13 +114,7 @@ impl EventPairwise {
         #[graphql(desc = "Start after this cursor (an edge's `cursor`); omit for the first page.")]
         after: Option<String>,
     ) -> async_graphql::Result<Page<Comparison>> {
-        let judges: HashMap<i64, i64> = membership::Entity::find_judges(self.0.id)
-            .all(&ctx.db().conn)
-            .await
-            .gql(ctx)?
-            .into_iter()
-            .map(|m| (m.id, m.user_id))
-            .collect();
+        let judges = super::judging::judge_users(ctx, self.0.id).await?;
         let q = comparison::Entity::find().filter(comparison::Column::EventId.eq(self.0.id));
         page(
             ctx,

@@ -10,6 +10,9 @@ pub struct Model {
     pub event_id: i64,
     pub external_id: String,
     pub name: String,
+    /// How the track's projects are judged; `None`: as its event's are
+    /// (`event::Model::judging_mode`).
+    pub judging_mode: Option<super::event::JudgingMode>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

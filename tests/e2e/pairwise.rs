@@ -14,6 +14,7 @@ e2e! {
     pairwise_refusals_have_their_codes_and_write_nothing,
     comparisons_are_the_judges_and_the_organizers_only,
     copies_of_one_tap_sent_together_count_once,
+    a_track_judged_by_comparisons_beside_tracks_judged_by_scores,
 }
 
 /// An event with judging about to open (in an hour), six submitted projects of three
@@ -606,4 +607,98 @@ async fn copies_of_one_tap_sent_together_count_once(app: App) {
         )
         .await;
     assert_eq!(all["event"]["comparisons"]["totalCount"], 1);
+}
+
+/// The judging mode of one track: the expo floor's track is judged by comparisons while the
+/// event (and its talks track) is judged by the rubric. The judges' routes hold only the
+/// floor's projects; a comparison of a talk is refused; a track set to its event's mode
+/// follows the event again; and the mode is fixed once judging opens, as the event's is.
+async fn a_track_judged_by_comparisons_beside_tracks_judged_by_scores(app: App) {
+    let f = floor(&app).await;
+    let talks = app.create_track(&f.admin, &f.slug, "Talks").await;
+    let speaker = app
+        .sign_up(&format!("speaker-{}@example.org", unique()))
+        .await;
+    app.register(&speaker, &f.slug).await;
+    app.create_team(&speaker, &f.slug, "Speakers").await;
+    let talk = app
+        .create_project(&speaker, &f.slug, "A talk", &talks)
+        .await;
+    app.submit_project(&speaker, &talk).await;
+    let set = |mode: &'static str, track: Option<String>| {
+        app.gql_as(
+            &f.admin,
+            op("SetJudgingMode"),
+            json!({ "event": f.slug, "mode": mode, "track": track }),
+        )
+    };
+    let modes = |d: &Value| -> BTreeMap<String, Value> {
+        d["setJudgingMode"]["tracks"]
+            .as_array()
+            .expect("tracks")
+            .iter()
+            .map(|t| (str_at(t, "/name"), t["judgingMode"].clone()))
+            .collect()
+    };
+    let d = app
+        .ok(
+            None,
+            "query($e: String!) { event(slug: $e) { judgingMode tracks { id name judgingMode } } }",
+            json!({ "e": f.slug }),
+        )
+        .await;
+    assert_eq!(d["event"]["judgingMode"], "SCORES");
+    let main = d["event"]["tracks"]
+        .as_array()
+        .expect("tracks")
+        .iter()
+        .find(|t| t["name"] == "Main")
+        .map(|t| str_at(t, "/id"))
+        .expect("the Main track");
+
+    // The floor's track by comparisons: one audit entry; the event stays as it was.
+    let head = app.audit_head().await;
+    let r = set("PAIRWISE", Some(main.clone())).await;
+    assert_eq!(app.audit_head().await, head + 1, "{r}");
+    assert_eq!(data(&r)["setJudgingMode"]["judgingMode"], "SCORES");
+    assert_eq!(modes(data(&r))["Main"], "PAIRWISE");
+    assert_eq!(modes(data(&r))["Talks"], Value::Null);
+    // The same again changes nothing: CONFLICT, nothing written.
+    assert_code(&set("PAIRWISE", Some(main.clone())).await, "CONFLICT");
+    // A track of no event of this one's: BAD_USER_INPUT naming `track`.
+    assert_bad_input(&set("BOTH", Some("trk_nope".into())).await, &["track"]);
+    // The talks by both, then by the event's mode: it follows the event again.
+    let r = set("BOTH", Some(talks.clone())).await;
+    assert_eq!(modes(data(&r))["Talks"], "BOTH");
+    let r = set("SCORES", Some(talks.clone())).await;
+    assert_eq!(modes(data(&r))["Talks"], Value::Null, "{r}");
+    assert_eq!(app.audit_head().await, head + 3);
+
+    judging_window(&app, &f, Duration::days(1)).await;
+    // The route is the floor's six projects; the talk is on nobody's route.
+    let (previous, first, remaining) = next(&app, &f, &f.judge, None).await.expect("a route");
+    assert_eq!((previous, remaining), (None, 6), "{first}");
+    // A comparison of the talk is refused, and writes nothing.
+    let head = app.audit_head().await;
+    let r = app
+        .gql_as(
+            &f.judge,
+            op("CompareProjects"),
+            json!({ "event": f.slug, "better": talk, "worse": f.id("A1") }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    let r = app
+        .gql_as(
+            &f.judge,
+            op("SkipComparison"),
+            json!({ "event": f.slug, "project": talk, "reason": "not here" }),
+        )
+        .await;
+    assert_code(&r, "CONFLICT");
+    assert_eq!(app.audit_head().await, head, "a refusal writes nothing");
+    // Two projects of the floor compare.
+    data(&compare(&app, &f, "A2", "A1", None).await);
+    // Once judging is open the mode is fixed, the track's as the event's.
+    assert_code(&set("SCORES", Some(main)).await, "WINDOW_CLOSED");
 }

@@ -397,6 +397,14 @@ pub(super) fn cases() -> Vec<Case> {
             vars: |_, id| json!({ "id": id }),
         },
         Case {
+            site: "Mutation.setJudgingMode(track)",
+            obj: Track,
+            via: Mutation("setJudgingMode"),
+            reference: &["track"],
+            query: "mutation($e: String!, $t: ID) { setJudgingMode(event: $e, mode: PAIRWISE, track: $t) { id } }",
+            vars: |w, id| json!({ "e": w.e(), "t": id }),
+        },
+        Case {
             site: "Event.myNextComparison(seen)",
             obj: Project,
             via: Query("/event/myNextComparison"),

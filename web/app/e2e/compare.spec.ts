@@ -3,22 +3,30 @@
 // twice on the way; the tap made meanwhile waits on the phone, goes out when the network
 // comes back, and counts once.
 import { expect, test } from '@playwright/test';
-import { checkA11y, createEvent, gql, logIn, person, PHONE, snapshot, teamWithProject } from './support';
+import { BASE, checkA11y, createEvent, gql, logIn, person, PHONE, snapshot, teamWithProject } from './support';
 
 test.use(PHONE);
 
 const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
-test('a judge on a phone compares ten pairs, the network dropped twice', async ({ page, context }, info) => {
-  // Judging opens later, so the organizer may still choose the judging mode.
+test('a judge on a phone compares ten pairs, the network dropped twice', async ({ page, context, browser }, info) => {
+  // Judging opens later, so the organizer may still choose how judges judge: on the Tracks
+  // page, the event by comparisons; the Games track follows the event.
   const ev = await createEvent({ submissions: 'open' });
   const org = ev.organizer.token;
-  const mode = await gql(
-    `mutation($e: String!) { setJudgingMode(event: $e, mode: PAIRWISE) { judgingMode } }`,
-    { e: ev.slug },
-    org,
-  );
-  expect(mode.setJudgingMode.judgingMode).toBe('PAIRWISE');
+  const deskContext = await browser.newContext({ baseURL: BASE });
+  const desk = await deskContext.newPage();
+  await logIn(desk, ev.organizer);
+  await desk.goto(`/e/${ev.slug}/admin/tracks`);
+  const modes = desk.getByRole('region', { name: 'How judges judge' });
+  await expect(modes.getByLabel('The event')).toHaveValue('SCORES');
+  await modes.getByLabel('The event').selectOption({ label: 'Comparisons on the expo floor' });
+  await expect(modes.getByText('The event is judged by comparisons on the expo floor.')).toBeVisible();
+  await expect(modes.getByLabel('Track Games')).toHaveValue('EVENT');
+  await checkA11y(desk, 'the judging modes on the Tracks page');
+  await deskContext.close();
+  const mode = await gql(`query($e: String!) { event(slug: $e) { judgingMode } }`, { e: ev.slug }, org);
+  expect(mode.event.judgingMode).toBe('PAIRWISE');
   for (let i = 1; i <= 12; i++) {
     const owner = await person(ev.slug, 'PARTICIPANT', org);
     const { projectId } = await teamWithProject(ev.slug, owner, `Stand ${i}`, ev.trackIds[i % 2]);

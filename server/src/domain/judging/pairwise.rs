@@ -3,7 +3,12 @@
 //!
 //! - [`set_judging_mode`]: organizers choose `scores`, `pairwise` or `both` until judging
 //!   opens (WINDOW_CLOSED after: a judge's comparisons and scores must mean the same thing
-//!   for the whole of judging).
+//!   for the whole of judging), for the event or for one of its tracks: a track judged on
+//!   the expo floor by comparisons beside tracks judged by the rubric. A track without a
+//!   mode of its own is judged as its event is; setting a track to its event's mode gives
+//!   it none again. Which projects take comparisons follows each project's track
+//!   ([`ComparisonTracks`]): the judges' routes hold only those, and a comparison or skip of
+//!   any other project is a CONFLICT.
 //! - [`compare_projects`]: a judge of the event, while judging is open and the mode allows
 //!   comparisons, records that one project was better than another. One comparison per
 //!   judge and pair, whichever way round: comparing the pair again the other way revises
@@ -21,12 +26,14 @@
 //! Refusals, in the order they are checked: not signed in UNAUTHENTICATED; no such event
 //! NOT_FOUND; not a judge of the event FORBIDDEN; a project that is not a submitted project
 //! of the event BAD_USER_INPUT naming the argument; the same project twice BAD_USER_INPUT
-//! naming `worse`; an event judged by scores only CONFLICT; outside the judging window
+//! naming `worse`; a project whose track is judged by scores only CONFLICT; outside the judging window
 //! WINDOW_CLOSED; a project the judge may not judge (own team, recused, track not covered)
 //! FORBIDDEN. Each write is one transaction with one audit entry; a refusal writes nothing.
 
+use std::collections::HashSet;
+
 use entity::event::JudgingMode;
-use entity::{comparison, comparison_skip, event, membership, project};
+use entity::{comparison, comparison_skip, event, membership, project, track};
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait,
     IntoActiveModel, QueryFilter,
@@ -38,19 +45,30 @@ use super::{ineligible, require_judging_open};
 use crate::audit::Entry;
 use crate::crypto::public_id;
 use crate::domain::judges::judge_of_user;
-use crate::domain::{Organizer, Write, find_project, validate};
+use crate::domain::{Organizer, Write, find_project, find_track, validate};
 use crate::error::{AppError, AppResult};
 
 /// The longest reason a judge gives for a skip, in characters.
 pub const SKIP_REASON_MAX: usize = 200;
 
-/// Organizers set the event's judging mode, until judging opens.
+/// Organizers set the judging mode of the event, or of one of its `track`s, until judging
+/// opens.
 pub async fn set_judging_mode(
     w: &Write,
     org: Organizer<'_>,
     mode: JudgingMode,
+    track: Option<&str>,
 ) -> AppResult<event::Model> {
     let e = org.event();
+    let track = match track {
+        Some(id) => Some(
+            find_track(w.txn(), id, Some(e.id))
+                .await?
+                .filter(|t| t.event_id == e.id)
+                .ok_or_else(|| AppError::bad_input("track", "no such track in this event"))?,
+        ),
+        None => None,
+    };
     if let Some(open) = e.judging_open
         && w.now() >= open
     {
@@ -58,6 +76,18 @@ pub async fn set_judging_mode(
             "judging has opened: the judging mode is fixed until the event ends".into(),
         ));
     }
+    match track {
+        None => set_event_mode(w, org, mode).await,
+        Some(t) => set_track_mode(w, org, mode, t).await,
+    }
+}
+
+async fn set_event_mode(
+    w: &Write,
+    org: Organizer<'_>,
+    mode: JudgingMode,
+) -> AppResult<event::Model> {
+    let e = org.event();
     if e.judging_mode == mode {
         return Err(AppError::conflict(format!(
             "the event is judged by {} already",
@@ -76,6 +106,69 @@ pub async fn set_judging_mode(
     )
     .await?;
     Ok(e)
+}
+
+async fn set_track_mode(
+    w: &Write,
+    org: Organizer<'_>,
+    mode: JudgingMode,
+    t: track::Model,
+) -> AppResult<event::Model> {
+    let (txn, e) = (w.txn(), org.event());
+    let from = t.judging_mode.unwrap_or(e.judging_mode);
+    // The event's own mode is no mode of the track's: it follows the event again.
+    let own = (mode != e.judging_mode).then_some(mode);
+    if own == t.judging_mode {
+        return Err(AppError::conflict(format!(
+            "the track is judged by {} already",
+            mode.to_value()
+        )));
+    }
+    let mut am = t.clone().into_active_model();
+    am.judging_mode = Set(own);
+    let t = am.update(txn).await?;
+    w.append(
+        Entry::new("track.judging_mode_set", "track", &t.public_id)
+            .by(org.actor().public_id())
+            .in_event(&e.external_id)
+            .with(json!({
+                "mode": mode.to_value(),
+                "from": from.to_value(),
+                "follows_event": own.is_none(),
+            })),
+    )
+    .await?;
+    Ok(e.clone())
+}
+
+/// The tracks of an event whose projects take comparisons: their own judging mode, or
+/// their event's when they have none, is `pairwise` or `both`.
+pub struct ComparisonTracks(HashSet<i64>);
+
+impl ComparisonTracks {
+    pub async fn of<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<Self> {
+        let takes = |m: JudgingMode| m != JudgingMode::Scores;
+        Ok(Self(
+            track::Entity::find()
+                .filter(track::Column::EventId.eq(e.id))
+                .all(db)
+                .await?
+                .into_iter()
+                .filter(|t| takes(t.judging_mode.unwrap_or(e.judging_mode)))
+                .map(|t| t.id)
+                .collect(),
+        ))
+    }
+
+    /// Whether `p` (a project of the event) takes comparisons.
+    pub fn take(&self, p: &project::Model) -> bool {
+        self.0.contains(&p.track_id)
+    }
+
+    /// Whether no project of the event takes comparisons.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The caller's judge membership in `e`; FORBIDDEN when they do not judge it.
@@ -112,9 +205,15 @@ async fn may_compare<C: ConnectionTrait>(
     judge: &membership::Model,
     projects: &[&project::Model],
 ) -> AppResult<()> {
-    if e.judging_mode == JudgingMode::Scores {
+    let tracks = ComparisonTracks::of(db, e).await?;
+    if tracks.is_empty() {
         return Err(AppError::conflict(
             "this event is judged by rubric scores only: its judging mode does not take comparisons",
+        ));
+    }
+    if projects.iter().any(|p| !tracks.take(p)) {
+        return Err(AppError::conflict(
+            "this project's track is judged by rubric scores only: it takes no comparisons",
         ));
     }
     require_judging_open(e, w_now)?;
@@ -276,16 +375,13 @@ pub async fn skip_comparison(
 }
 
 /// The pair the signed-in `user_id` is asked about next in `e`: `None` when they do not
-/// judge it, when it is judged by scores only, or when their route is done.
+/// judge it, when no project of it takes comparisons, or when their route is done.
 pub async fn my_next_comparison<C: ConnectionTrait>(
     db: &C,
     e: &event::Model,
     user_id: i64,
     seen: Option<&str>,
 ) -> AppResult<Option<NextPair>> {
-    if e.judging_mode == JudgingMode::Scores {
-        return Ok(None);
-    }
     let Some(judge) = judge_of_user(db, user_id, e.id).await? else {
         return Ok(None);
     };

@@ -18,7 +18,8 @@
 //! under load limits; a route has no fixed length, so even spacing on one round is all the
 //! spreading it needs.) A judge's route is the round from their start, less the projects
 //! they may not judge: their own team's, those of teams they are recused from, and those of
-//! tracks they do not cover.
+//! tracks they do not cover; and less the projects of tracks judged by scores only (see
+//! `super::pairwise`): a route is empty in an event judged by scores.
 //!
 //! **The next pair.** A project is *visited* once the judge has compared it or skipped it.
 //! The previous project is the one the judge was last at: the current project of their
@@ -32,6 +33,7 @@ use std::collections::HashSet;
 use entity::{comparison, comparison_skip, event, membership, project, recusal, team_member};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
+use super::pairwise::ComparisonTracks;
 use crate::domain::judges::judges_of_event;
 use crate::domain::{json_ids, tables};
 use crate::error::{AppError, AppResult};
@@ -87,6 +89,10 @@ pub async fn route<C: ConnectionTrait>(
     e: &event::Model,
     judge: &membership::Model,
 ) -> AppResult<Vec<project::Model>> {
+    let takes = ComparisonTracks::of(db, e).await?;
+    if takes.is_empty() {
+        return Ok(vec![]);
+    }
     let mut round = round(project::Entity::find_gallery(e.id).all(db).await?);
     let mut judges: Vec<String> = judges_of_event(db, e.id)
         .await?
@@ -115,7 +121,8 @@ pub async fn route<C: ConnectionTrait>(
         .map(|r| r.team_id)
         .collect();
     round.retain(|p| {
-        (tracks.is_empty() || tracks.contains(&p.track_id))
+        takes.take(p)
+            && (tracks.is_empty() || tracks.contains(&p.track_id))
             && !teams.contains(&p.team_id)
             && !recused.contains(&p.team_id)
     });

@@ -26,20 +26,31 @@ pub struct PairwiseMutation;
 
 #[Object(guard = "FieldGuard::new(\"Mutation\", Scope::none())")]
 impl PairwiseMutation {
-    /// Sets how the event's judges judge (organizers): `SCORES`, `PAIRWISE` or `BOTH`.
-    /// Only until judging opens: WINDOW_CLOSED after. CONFLICT when it is the mode already.
+    /// Sets how the event's judges judge (organizers): `SCORES`, `PAIRWISE` or `BOTH`, for
+    /// the whole event or, with `track`, for that track's projects (a track judged on the
+    /// expo floor by comparisons beside tracks judged by the rubric; setting a track to the
+    /// event's mode makes it follow the event again). Only until judging opens:
+    /// WINDOW_CLOSED after. CONFLICT when it is the mode already; BAD_USER_INPUT naming
+    /// `track` for a track of another event.
     async fn set_judging_mode(
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The event, by slug; NOT_FOUND when no event has it.")] event: String,
         #[graphql(desc = "The new judging mode.")] mode: JudgingModeValue,
+        #[graphql(
+            desc = "One track of the event (id or external id) to set the mode of; omitted: the event's own mode, which every track without a mode of its own follows."
+        )]
+        track: Option<ID>,
     ) -> async_graphql::Result<Event> {
         ctx.actor()?;
         let w = begin(ctx).await?;
+        // Exclusive: this write changes the event (or a track) that judges' writes read.
         let e = w.event(&event).await.gql(ctx)?;
-        let e = pairwise::set_judging_mode(&w, w.organizer(&e).await.gql(ctx)?, mode.into())
-            .await
-            .gql(ctx)?;
+        let org = w.organizer(&e).await.gql(ctx)?;
+        let e =
+            pairwise::set_judging_mode(&w, org, mode.into(), track.as_ref().map(|t| t.as_str()))
+                .await
+                .gql(ctx)?;
         commit(ctx, w).await?;
         Ok(Event::new(e))
     }

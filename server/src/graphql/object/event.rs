@@ -55,6 +55,7 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("Track.id", Rule::Public),
     ("Track.externalId", Rule::Public),
     ("Track.name", Rule::Public),
+    ("Track.judgingMode", Rule::Public),
     ("Team.id", Rule::Public),
     ("Team.externalId", Rule::Public),
     ("Team.name", Rule::Public),
@@ -235,6 +236,11 @@ impl Track {
     /// The track's display name.
     async fn name(&self) -> &str {
         &self.0.name
+    }
+    /// How the track's projects are judged, when the track has a mode of its own
+    /// (`setJudgingMode` with `track`); null: as the event's are (`Event.judgingMode`).
+    async fn judging_mode(&self) -> Option<super::pairwise::JudgingModeValue> {
+        self.0.judging_mode.map(Into::into)
     }
 }
 

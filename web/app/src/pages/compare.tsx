@@ -16,6 +16,7 @@ const NextPair = graphql(`
       id
       slug
       judgingMode
+      tracks { judgingMode }
       myNextComparison(seen: $seen) {
         remaining
         previous { id title table }
@@ -76,6 +77,12 @@ async function flush(slug: string): Promise<{ left: number; refused?: ApiError }
   }
 }
 
+/** Whether any project of the event is judged by comparisons: the event's mode, or a
+ *  track's own (a track without one follows the event). */
+export function takesComparisons(ev: { judgingMode: string; tracks: { judgingMode?: string | null }[] }) {
+  return ev.judgingMode !== 'SCORES' || ev.tracks.some((t) => t.judgingMode != null && t.judgingMode !== 'SCORES');
+}
+
 function label(p: { title: string; table?: string | null }) {
   return p.table ? `Table ${p.table}: ${p.title}` : p.title;
 }
@@ -108,7 +115,7 @@ export function ComparePage({ slug }: { slug: string }) {
   if (q.error) return <ErrorNote error={q.error} />;
   const ev = q.data?.event;
   if (!ev) return <Page title="Compare projects"><p>No such event.</p></Page>;
-  if (ev.judgingMode === 'SCORES') {
+  if (!takesComparisons(ev)) {
     return (
       <Page title="Compare projects">
         <p>This event is judged by rubric scores. <Link href={`/e/${slug}/judge`}>Go to your queue</Link>.</p>

@@ -10,6 +10,7 @@ import { Link, useLocation, useUnsavedGuard } from '../router';
 import { useSession } from '../session';
 import { Badge, Countdown, DraftNote, ErrorNote, FormErrors, Loading, Notice, Page, TextArea, When, isOpen, safeUrl, useDraft } from '../ui';
 import './judge.css';
+import { takesComparisons } from './compare';
 
 const JudgeQueue = graphql(`
   query JudgeQueue($slug: String!) {
@@ -22,6 +23,7 @@ const JudgeQueue = graphql(`
       timeZone
       myRoles
       judgingMode
+      tracks { judgingMode }
       myProgress { done total }
       nextAssignment { id project { id title table } }
       rubric { key name description min max weight position }
@@ -203,7 +205,7 @@ export function JudgeQueuePage({ slug }: { slug: string }) {
           <Page title="Judging">
             <ProgressLine done={ev.myProgress.done} total={ev.myProgress.total} />
             <WindowLine ev={ev} />
-            {ev.judgingMode !== 'SCORES' && (
+            {takesComparisons(ev) && (
               <p>
                 <Link class="button" href={`/e/${slug}/compare`}>
                   Compare projects, table by table

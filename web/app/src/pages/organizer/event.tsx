@@ -444,9 +444,68 @@ function SettingsForm({ ev, onSaved }: { ev: EventSettings; onSaved: () => Promi
 
 const TracksQuery = graphql(`
   query EventTracks($slug: String!) {
-    event(slug: $slug) { id tracks { id name externalId } }
+    event(slug: $slug) { id judgingMode judgingOpen tracks { id name externalId judgingMode } }
   }
 `);
+
+const SetJudgingMode = graphql(`
+  mutation SetJudgingMode($event: String!, $mode: JudgingMode!, $track: ID) {
+    setJudgingMode(event: $event, mode: $mode, track: $track) { id judgingMode tracks { id judgingMode } }
+  }
+`);
+
+type Mode = 'SCORES' | 'PAIRWISE' | 'BOTH';
+const MODES: { value: Mode; label: string }[] = [
+  { value: 'SCORES', label: 'Rubric scores' },
+  { value: 'PAIRWISE', label: 'Comparisons on the expo floor' },
+  { value: 'BOTH', label: 'Both' },
+];
+
+/** How judges judge, for the event and per track: until judging opens (the server refuses
+ *  after, and says so). A track set to the event's mode follows the event again. */
+function JudgingModes({
+  slug,
+  ev,
+  onChanged,
+}: {
+  slug: string;
+  ev: { judgingMode: Mode; judgingOpen?: string | null; tracks: { id: string; name: string; judgingMode?: Mode | null }[] };
+  onChanged: () => Promise<void>;
+}) {
+  const m = useMutation(SetJudgingMode);
+  const [done, setDone] = useState('');
+  const fixed = ev.judgingOpen != null && new Date(ev.judgingOpen) <= new Date();
+  const set = async (mode: string, track: { id: string; name: string } | null) => {
+    setDone('');
+    if (await m.run({ event: slug, mode: mode as Mode, track: track?.id ?? null })) {
+      const what = MODES.find((x) => x.value === mode)?.label.toLowerCase();
+      setDone(track ? `${track.name} is judged by ${what}.` : `The event is judged by ${what}.`);
+      await onChanged();
+    }
+  };
+  return (
+    <section aria-labelledby="judging-mode-h">
+      <h2 id="judging-mode-h">How judges judge</h2>
+      <p class="muted">
+        By the rubric, by comparing two projects at a time as they walk the expo floor (one tap: which was better?), or both; per track if
+        tracks differ. {fixed ? 'Judging has opened: the mode is fixed.' : 'Fixed once judging opens.'}
+      </p>
+      <Select label="The event" value={ev.judgingMode} disabled={fixed || m.loading} options={MODES} onValue={(v) => void set(v, null)} />
+      {ev.tracks.map((t) => (
+        <Select
+          key={t.id}
+          label={`Track ${t.name}`}
+          value={t.judgingMode ?? 'EVENT'}
+          disabled={fixed || m.loading}
+          options={[{ value: 'EVENT', label: 'As the event' }, ...MODES]}
+          onValue={(v) => void set(v === 'EVENT' ? ev.judgingMode : v, t)}
+        />
+      ))}
+      <ErrorNote error={m.error} />
+      <Notice>{done}</Notice>
+    </section>
+  );
+}
 
 const CreateTrack = graphql(`
   mutation CreateTrack($event: String!, $name: String!, $externalId: String) {
@@ -493,6 +552,7 @@ export function TracksPage({ slug }: { slug: string }) {
           </tbody>
         </Table>
       )}
+      {q.data?.event && tracks.length > 0 && <JudgingModes slug={slug} ev={q.data.event} onChanged={q.refetch} />}
       <form
         class="narrow"
         aria-labelledby="add-track-h"

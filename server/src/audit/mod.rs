@@ -144,7 +144,6 @@ pub fn canonical_time(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
-#[allow(clippy::too_many_arguments)]
 /// The hash `r` must carry: [`row_hash`] of its own fields (its `row_hash` is not read).
 pub fn row_hash_of(r: &audit_event::Model) -> String {
     row_hash(
@@ -160,6 +159,7 @@ pub fn row_hash_of(r: &audit_event::Model) -> String {
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn row_hash(
     prev_hash: &str,
     seq: i64,

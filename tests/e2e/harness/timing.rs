@@ -37,7 +37,11 @@ impl Drop for Timer {
         let Some(path) = std::env::var_os(TIMES_VAR) else {
             return;
         };
-        let outcome = if std::thread::panicking() { "failed" } else { "ok" };
+        let outcome = if std::thread::panicking() {
+            "failed"
+        } else {
+            "ok"
+        };
         let line = format!(
             "{:.3}\t{}\t{outcome}\n",
             self.started.elapsed().as_secs_f64(),

@@ -42,6 +42,7 @@ use load::*;
 mod postgres_outage_is_refused_cleanly_and_recovered_from {
     #[tokio::test(flavor = "multi_thread")]
     async fn postgres() {
+        let _timer = crate::harness::Timer::start();
         super::postgres_outage().await
     }
 }
@@ -49,6 +50,7 @@ mod postgres_outage_is_refused_cleanly_and_recovered_from {
 mod sqlite_disk_full_refuses_writes_and_keeps_reads {
     #[tokio::test(flavor = "multi_thread")]
     async fn sqlite() {
+        let _timer = crate::harness::Timer::start();
         super::sqlite_disk_full().await
     }
 }
@@ -56,6 +58,7 @@ mod sqlite_disk_full_refuses_writes_and_keeps_reads {
 mod sqlite_read_only_volume_refuses_writes_and_keeps_reads {
     #[tokio::test(flavor = "multi_thread")]
     async fn sqlite() {
+        let _timer = crate::harness::Timer::start();
         super::sqlite_read_only().await
     }
 }

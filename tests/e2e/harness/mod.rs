@@ -14,6 +14,7 @@
 //! - `cluster`: a PostgreSQL server of the test's own, to stop and start ([`Cluster`])
 //! - `volume`: small file systems to fill up or turn read-only under SQLite ([`Volume`])
 //! - `held`: a change to an event left uncommitted while a request races it ([`HeldChange`])
+//! - `timing`: each test's duration, appended to `VERDICT_TEST_TIMES` ([`Timer`])
 //!
 //! This file holds the `e2e!` macro, [`run`] and the helpers that read a response.
 
@@ -32,6 +33,7 @@ mod process;
 mod scenario;
 mod smtp;
 mod snapshot;
+mod timing;
 mod volume;
 mod ws;
 
@@ -45,6 +47,7 @@ pub use process::{App, CliOutput, verdict};
 pub use scenario::{CALLERS, Caller, Scenario};
 pub use smtp::SmtpSink;
 pub use snapshot::{Probe, Snapshot};
+pub use timing::Timer;
 pub use volume::Volume;
 pub use ws::{Ws, ws_code, ws_errors};
 
@@ -98,6 +101,7 @@ where
     F: FnOnce(App) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    let _timer = Timer::start();
     let Some(db) = TestDb::create(backend).await else {
         return;
     };

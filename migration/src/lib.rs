@@ -21,6 +21,7 @@ mod m20261204_160401_project_tables;
 mod m20261204_190101_judge_sign_ins;
 mod m20261205_000001_audit_pending;
 mod m20261205_000101_pairwise;
+mod m20261205_030001_publication_roots;
 mod sql;
 
 pub struct Migrator;
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_190101_judge_sign_ins::Migration),
             Box::new(m20261205_000001_audit_pending::Migration),
             Box::new(m20261205_000101_pairwise::Migration),
+            Box::new(m20261205_030001_publication_roots::Migration),
         ]
     }
 }

@@ -15,6 +15,11 @@ pub struct Model {
     pub published_by: String,
     pub signature: String,
     pub audit_seq: i64,
+    /// The RFC 6962 root (hex) over the run's per-project entries, signed with the
+    /// publication (`verdict.publication.v2`); None on a `verdict.publication.v1` one.
+    pub merkle_root: Option<String>,
+    /// How many entries that tree has; None with `merkle_root`.
+    pub merkle_size: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

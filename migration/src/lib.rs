@@ -22,6 +22,7 @@ mod m20261204_190101_judge_sign_ins;
 mod m20261205_000001_audit_pending;
 mod m20261205_000101_pairwise;
 mod m20261205_000201_track_judging_mode;
+mod m20261205_030001_publication_roots;
 mod sql;
 
 pub struct Migrator;
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000001_audit_pending::Migration),
             Box::new(m20261205_000101_pairwise::Migration),
             Box::new(m20261205_000201_track_judging_mode::Migration),
+            Box::new(m20261205_030001_publication_roots::Migration),
         ]
     }
 }

@@ -9,13 +9,15 @@
 //! | `params.json` | the run's canonical parameters |
 //! | `result.json` | the run's canonical result |
 //! | `run.json` | event, run id, creation time, engine version, hashes, signature |
-//! | `publication.json` | the publication (version, final, time) and its signature |
+//! | `publication.json` | the publication (version, final, time, and from `verdict.publication.v2` on the Merkle root of its entries and their number) and its signature |
 //! | `public-key.pem` | the deployment's Ed25519 public key |
 //! | `checkpoint.json` | a signed audit checkpoint at or above the run's audit entry |
 //! | `audit.json` | the audit rows from the run's entry up to the checkpoint; rows of other events carry an empty `payload` (withheld) |
 //!
 //! Verification re-runs the estimator from `inputs.json` and `params.json` with the run's
-//! engine version, compares the canonical result (byte for byte; from
+//! engine version, rebuilds the Merkle tree of the entries (`domain::proofs`) and compares
+//! its root with the signed one (a bundle of a v1 publication has no root and verifies as
+//! before), compares the canonical result (byte for byte; from
 //! `verdict-calibrate/2` on, floats may instead agree within a floating-point tolerance,
 //! see [`calibrate::compare_results`]), checks both signatures, and recomputes the audit
 //! rows from the run's entry to the signed checkpoint head.
@@ -43,8 +45,9 @@ use crate::calibrate::{
     self, CalibrationInput, FLOAT_ABS_TOLERANCE, FLOAT_REL_TOLERANCE, Params, Reproduction,
 };
 use crate::crypto::sha256_hex;
-use crate::crypto::signing::{PUBLICATION_TAG, PublicKey, RUN_TAG, Signer25519};
-use crate::domain::results::{publication_fields, run_fields};
+use crate::crypto::signing::{PublicKey, RUN_TAG, Signer25519};
+use crate::domain::proofs::ResultTree;
+use crate::domain::results::{PublicationDocument, run_fields};
 use crate::error::{AppError, AppResult};
 
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
@@ -71,6 +74,28 @@ pub struct PublicationFile {
     pub published_at: String,
     pub signature: String,
     pub audit_seq: i64,
+    /// The Merkle root over the run's entries (`domain::proofs`), signed with the
+    /// publication (`verdict.publication.v2`); absent in a bundle of a v1 publication,
+    /// whose file is exactly as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merkle_root: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_size: Option<u64>,
+}
+
+impl PublicationFile {
+    fn document(&self) -> PublicationDocument {
+        PublicationDocument {
+            event: self.event.clone(),
+            version: self.version,
+            is_final: self.is_final,
+            run: self.run.clone(),
+            result_hash: self.result_hash.clone(),
+            published_at: self.published_at.clone(),
+            merkle_root: self.merkle_root.clone(),
+            tree_size: self.tree_size,
+        }
+    }
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> AppResult<()> {
@@ -157,6 +182,8 @@ pub async fn export<C: ConnectionTrait>(
             published_at: crate::domain::results::published_at_text(publication.published_at),
             signature: publication.signature.clone(),
             audit_seq: publication.audit_seq,
+            merkle_root: publication.merkle_root.clone(),
+            tree_size: publication.merkle_size.map(|n| n.max(0) as u64),
         }),
     )?;
     write(dir, "public-key.pem", &signer.public().to_pem())?;
@@ -351,21 +378,12 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
             && publication.event == run.event,
         "publication names this run and result",
     );
+    let document = publication.document();
     r.check(
-        key.verify(
-            PUBLICATION_TAG,
-            &publication_fields(
-                &publication.event,
-                &publication.version.to_string(),
-                publication.is_final,
-                &publication.run,
-                &publication.result_hash,
-                &publication.published_at,
-            ),
-            &publication.signature,
-        ),
-        "publication signature (verdict.publication.v1)",
+        document.signature_ok(&key, &publication.signature),
+        &format!("publication signature ({})", document.tag()),
     );
+
     r.check(
         checkpoint.signature_ok(&key),
         "checkpoint signature (verdict.checkpoint.v1)",
@@ -433,6 +451,8 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
                 && p["final"] == publication.is_final
                 && p["run"] == publication.run.as_str()
                 && p["published_at"] == publication.published_at.as_str()
+                && p.get("merkle_root").and_then(|v| v.as_str())
+                    == publication.merkle_root.as_deref()
         }),
         "the publication's audit entry records this publication",
     );
@@ -443,6 +463,21 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
         r.failed
             .push("the estimator was not re-run: earlier checks failed".into());
         return r;
+    }
+    // From v2 on the signed root must be the root of the bundle's own entries (rebuilt,
+    // like the estimator, only for a bundle that passed the cheap checks); a v1
+    // publication has none and verifies as before.
+    if let Some(root) = &publication.merkle_root {
+        let rebuilt = serde_json::from_str::<calibrate::CalibrationResult>(result)
+            .ok()
+            .and_then(|parsed| ResultTree::of(inputs, &parsed).ok());
+        r.check(
+            rebuilt.is_some_and(|t| {
+                &t.root_hex() == root && Some(t.size() as u64) == publication.tree_size
+            }),
+            "the publication's Merkle root is the root of the entries of inputs.json and \
+             result.json",
+        );
     }
     match (
         serde_json::from_str::<CalibrationInput>(inputs),
@@ -478,4 +513,31 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
             .push("inputs.json or params.json does not parse".into()),
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bundle exported before publications carried a Merkle root: by the binary of main
+    /// at 8690749 (`serve --demo`, then `results export --event demo-finals`). Its
+    /// `publication.json` has no root and is signed `verdict.publication.v1`; it verifies
+    /// unchanged, and nothing is said of a root.
+    #[test]
+    fn a_bundle_exported_before_merkle_roots_still_verifies() {
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-publication-v1");
+        let publication = std::fs::read_to_string(dir.join("publication.json")).unwrap();
+        assert!(!publication.contains("merkle_root"), "{publication}");
+        let report = verify(&dir, None);
+        assert!(report.ok(), "{:?}", report.failed);
+        assert!(
+            report
+                .passed
+                .contains(&"publication signature (verdict.publication.v1)".to_string()),
+            "{:?}",
+            report.passed
+        );
+        assert!(!report.passed.iter().any(|p| p.contains("Merkle")));
+    }
 }

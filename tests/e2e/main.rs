@@ -41,6 +41,7 @@ mod my_events;
 mod pairwise;
 mod prizes;
 mod processes;
+mod proofs;
 mod records;
 mod recovery;
 mod results;

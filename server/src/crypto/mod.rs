@@ -3,6 +3,7 @@
 use rand::{Rng, RngExt};
 use sha2::{Digest, Sha256};
 
+pub mod merkle;
 pub mod password;
 pub mod signing;
 

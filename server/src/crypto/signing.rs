@@ -18,6 +18,9 @@ use crate::error::{AppError, AppResult};
 pub const RUN_TAG: &str = "verdict.run.v1";
 pub const CHECKPOINT_TAG: &str = "verdict.checkpoint.v1";
 pub const PUBLICATION_TAG: &str = "verdict.publication.v1";
+/// A publication that carries the Merkle root of its entries (`domain::proofs`): the v1
+/// fields, then the root and the tree size.
+pub const PUBLICATION_V2_TAG: &str = "verdict.publication.v2";
 pub const PARTICIPATION_TAG: &str = "verdict.participation.v1";
 pub const EVENT_BUNDLE_TAG: &str = "verdict.event-bundle.v1";
 

@@ -34,6 +34,7 @@ pub mod my_events;
 pub mod outbox;
 pub mod prizes;
 pub mod projects;
+pub mod proofs;
 pub mod records;
 pub mod recovery;
 pub mod results;

@@ -23,7 +23,9 @@ use crate::audit::{self, Entry, canonical_time};
 use crate::calibrate::{
     self, CalibrationInput, CalibrationResult, JudgeIn, Params, ProjectIn, ReviewIn,
 };
-use crate::crypto::signing::{PUBLICATION_TAG, PublicKey, RUN_TAG, Signer25519};
+use crate::crypto::signing::{
+    PUBLICATION_TAG, PUBLICATION_V2_TAG, PublicKey, RUN_TAG, Signer25519,
+};
 use crate::crypto::{canonical_json, sha256_hex};
 use crate::error::{AppError, AppResult};
 use crate::memo::Memo;
@@ -403,6 +405,7 @@ pub fn parse_result(run: &calibration_run::Model) -> AppResult<CalibrationResult
 pub struct ParsedRuns {
     rows: Memo<i64, std::sync::Arc<calibration_run::Model>>,
     parsed: Memo<String, std::sync::Arc<CalibrationResult>>,
+    trees: Memo<(String, String), std::sync::Arc<super::proofs::ResultTree>>,
     parses: std::sync::atomic::AtomicU64,
 }
 
@@ -441,6 +444,21 @@ impl ParsedRuns {
         Ok(self.parsed.insert(run.result_hash.clone(), parsed))
     }
 
+    /// The Merkle tree over the entries of `run` (`super::proofs`), built on first use;
+    /// named by the hashes of the inputs and the result it is a function of.
+    pub fn tree(
+        &self,
+        run: &calibration_run::Model,
+    ) -> AppResult<std::sync::Arc<super::proofs::ResultTree>> {
+        let key = (run.inputs_hash.clone(), run.result_hash.clone());
+        if let Some(t) = self.trees.get(&key) {
+            return Ok(t);
+        }
+        let result = self.get(run)?;
+        let tree = std::sync::Arc::new(super::proofs::ResultTree::of_run(run, &result)?);
+        Ok(self.trees.insert(key, tree))
+    }
+
     /// Stored results parsed so far (for the tests: a result is parsed once, not per field).
     pub fn parses(&self) -> u64 {
         self.parses.load(std::sync::atomic::Ordering::Relaxed)
@@ -452,6 +470,7 @@ impl Default for ParsedRuns {
         ParsedRuns {
             rows: Memo::new(Self::CAPACITY),
             parsed: Memo::new(Self::CAPACITY),
+            trees: Memo::new(Self::CAPACITY),
             parses: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -474,6 +493,87 @@ pub fn publication_fields<'a>(
         result_hash.as_bytes(),
         published_at.as_bytes(),
     ]
+}
+
+/// A publication's signed document: the fields [`publication_fields`] lists, and from
+/// `verdict.publication.v2` on the Merkle root over the run's entries and the tree size
+/// (`domain::proofs`). A publication without a root is a v1 document and verifies as one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PublicationDocument {
+    pub event: String,
+    pub version: i32,
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    pub run: String,
+    pub result_hash: String,
+    pub published_at: String,
+    /// Lower-case hex; absent on a v1 document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merkle_root: Option<String>,
+    /// Absent on a v1 document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_size: Option<u64>,
+}
+
+impl PublicationDocument {
+    /// The document of a stored publication of `run` in event `event` (its external id).
+    pub fn of(
+        event: &str,
+        p: &result_publication::Model,
+        run: &calibration_run::Model,
+    ) -> PublicationDocument {
+        PublicationDocument {
+            event: event.to_owned(),
+            version: p.version,
+            is_final: p.is_final,
+            run: run.public_id.clone(),
+            result_hash: run.result_hash.clone(),
+            published_at: canonical_time(p.published_at),
+            merkle_root: p.merkle_root.clone(),
+            tree_size: p.merkle_size.map(|n| n.max(0) as u64),
+        }
+    }
+
+    /// The signature's domain tag: v2 with a root, v1 without.
+    pub fn tag(&self) -> &'static str {
+        if self.merkle_root.is_some() {
+            PUBLICATION_V2_TAG
+        } else {
+            PUBLICATION_TAG
+        }
+    }
+
+    fn signed<T>(&self, with: impl FnOnce(&'static str, &[&[u8]]) -> T) -> T {
+        let version = self.version.to_string();
+        let v1 = publication_fields(
+            &self.event,
+            &version,
+            self.is_final,
+            &self.run,
+            &self.result_hash,
+            &self.published_at,
+        );
+        match (&self.merkle_root, self.tree_size) {
+            (Some(root), size) => {
+                let size = size.map(|n| n.to_string()).unwrap_or_default();
+                let mut fields = v1.to_vec();
+                fields.extend([root.as_bytes(), size.as_bytes()]);
+                with(PUBLICATION_V2_TAG, &fields)
+            }
+            (None, _) => with(PUBLICATION_TAG, &v1),
+        }
+    }
+
+    pub fn sign(&self, signer: &Signer25519) -> String {
+        self.signed(|tag, fields| signer.sign(tag, fields))
+    }
+
+    /// Whether `signature` (hex) signs this document with `key`. A v1 document (no root)
+    /// with a tree size, or a v2 one without, is not a document anyone signed.
+    pub fn signature_ok(&self, key: &PublicKey, signature: &str) -> bool {
+        self.merkle_root.is_some() == self.tree_size.is_some()
+            && self.signed(|tag, fields| key.verify(tag, fields, signature))
+    }
 }
 
 /// Publishes a run as the event's next result version. After a final publication, nothing
@@ -500,6 +600,17 @@ pub async fn publish(
     let public = crate::crypto::public_id("pub");
     let at = w.now();
     let at_text = canonical_time(at);
+    let tree = super::proofs::ResultTree::of_run(&run, &parse_result(&run)?)?;
+    let document = PublicationDocument {
+        event: e.external_id.clone(),
+        version,
+        is_final,
+        run: run.public_id.clone(),
+        result_hash: run.result_hash.clone(),
+        published_at: at_text.clone(),
+        merkle_root: Some(tree.root_hex()),
+        tree_size: Some(tree.size() as u64),
+    };
     let seq = w
         .append_in_place(
             Entry::new("results.published", "result_publication", &public)
@@ -511,20 +622,12 @@ pub async fn publish(
                     "run": run.public_id,
                     "result_hash": run.result_hash,
                     "published_at": at_text,
+                    "merkle_root": document.merkle_root,
+                    "tree_size": document.tree_size,
                 })),
         )
         .await?;
-    let signature = signer.sign(
-        PUBLICATION_TAG,
-        &publication_fields(
-            &e.external_id,
-            &version.to_string(),
-            is_final,
-            &run.public_id,
-            &run.result_hash,
-            &at_text,
-        ),
-    );
+    let signature = document.sign(signer);
     let p = result_publication::ActiveModel {
         public_id: Set(public),
         event_id: Set(e.id),
@@ -535,6 +638,8 @@ pub async fn publish(
         published_by: Set(actor.public_id().to_owned()),
         signature: Set(signature),
         audit_seq: Set(seq),
+        merkle_root: Set(document.merkle_root),
+        merkle_size: Set(Some(tree.size() as i64)),
         ..Default::default()
     }
     .insert(txn)

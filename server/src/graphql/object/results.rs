@@ -11,7 +11,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::project::Project;
 use crate::calibrate::{CalibrationResult, Certainty, PlaceOdds, ProjectOut};
-use crate::domain::results::published_at_text;
+use crate::domain::results::{PublicationDocument, published_at_text};
 use crate::graphql::connection::{Page, page_of_list};
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::cost;
@@ -65,6 +65,20 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PublishedResults.ranking", Rule::Public),
     ("PublishedResults.rankingPage", Rule::Public),
     ("PublishedResults.certainty", Rule::Public),
+    // A proof carries one project's public entry (the same numbers as `ranking`, plus
+    // hashes of its pinned reviews) and the signed publication: public like the results.
+    ("PublishedResults.inclusionProof", Rule::Public),
+    ("InclusionProof.projectExternalId", Rule::Public),
+    ("InclusionProof.leafIndex", Rule::Public),
+    ("InclusionProof.treeSize", Rule::Public),
+    ("InclusionProof.entry", Rule::Public),
+    ("InclusionProof.leafHash", Rule::Public),
+    ("InclusionProof.auditPath", Rule::Public),
+    ("InclusionProof.root", Rule::Public),
+    ("InclusionProof.signedTag", Rule::Public),
+    ("InclusionProof.publicationSignature", Rule::Public),
+    ("InclusionProof.keyFingerprint", Rule::Public),
+    ("InclusionProof.document", Rule::Public),
     ("SigningKey.algorithm", Rule::Public),
     ("SigningKey.publicKeyPem", Rule::Public),
     ("SigningKey.fingerprint", Rule::Public),
@@ -389,7 +403,9 @@ impl ResultPublication {
     async fn run_id(&self) -> ID {
         ID(self.run.public_id.clone())
     }
-    /// Ed25519 signature (hex) over the `verdict.publication.v1` pre-image.
+    /// Ed25519 signature (hex) over the publication's pre-image: `verdict.publication.v2`
+    /// (with the Merkle root of its entries), or `verdict.publication.v1` for publications
+    /// made before results carried a root.
     async fn signature(&self) -> &str {
         &self.row.signature
     }
@@ -502,6 +518,120 @@ impl PublishedResults {
     ) -> async_graphql::Result<Option<RankingCertainty>> {
         let r = ctx.services().parsed_runs.get(&self.run).gql(ctx)?;
         Ok(RankingCertainty::of(self.row.event_id, &r))
+    }
+    /// The Merkle inclusion proof of one project's entry under this publication's signed
+    /// root (RFC 6962 hashing; see `verdict results verify-proof`). Null when the project
+    /// has no entry here (not submitted when the run was computed, or not of this event),
+    /// and for publications made before results carried a root (`verdict.publication.v1`).
+    #[graphql(complexity = "cost::load(child_complexity)")]
+    async fn inclusion_proof(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The project's id or its external id (e.g. `prj_007`).")] project: ID,
+    ) -> async_graphql::Result<Option<InclusionProof>> {
+        if self.row.merkle_root.is_none() {
+            return Ok(None);
+        }
+        let tree = ctx.services().parsed_runs.tree(&self.run).gql(ctx)?;
+        // An entry is named by the project's external id; a public id is looked up in
+        // this event.
+        let external = if tree.position(project.as_str()).is_some() {
+            Some(project.to_string())
+        } else {
+            crate::domain::find_project(&ctx.db().conn, &project, Some(self.row.event_id))
+                .await
+                .gql(ctx)?
+                // A public id names a project of any event: only this one's count.
+                .filter(|p| p.event_id == self.row.event_id)
+                .map(|p| p.external_id)
+        };
+        let Some(external) = external else {
+            return Ok(None);
+        };
+        let event = one(
+            ctx,
+            ctx.loaders().events(),
+            EventId(self.row.event_id),
+            "event",
+        )
+        .await?;
+        let key = ctx.services().signer.public();
+        let document = PublicationDocument::of(&event.external_id, &self.row, &self.run);
+        Ok(tree
+            .prove(&external, document, &self.row.signature, &key.to_pem())
+            .map(|proof| InclusionProof {
+                event_id: self.row.event_id,
+                proof,
+                fingerprint: key.fingerprint(),
+            }))
+    }
+}
+
+/// One project's Merkle inclusion proof: everything a client needs to check, alone and
+/// offline, that the entry is in the signed publication.
+pub struct InclusionProof {
+    event_id: i64,
+    proof: crate::domain::proofs::InclusionProof,
+    fingerprint: String,
+}
+
+/// One project's Merkle inclusion proof (RFC 6962): the entry, its leaf index, the tree
+/// size, the audit path and the root, with the signed publication document the root is in.
+/// `document` is all of it as one file, what `verdict results prove` writes and
+/// `verdict results verify-proof` checks.
+#[Object(
+    guard = "FieldGuard::new(\"InclusionProof\", Scope { event: Some(self.event_id), public: true, ..Scope::none() })"
+)]
+impl InclusionProof {
+    /// The project's external id, as the entry names it.
+    async fn project_external_id(&self) -> &str {
+        &self.proof.project
+    }
+    /// The entry's position among the leaves (ordered by project id), from 0.
+    async fn leaf_index(&self) -> i64 {
+        self.proof.leaf_index as i64
+    }
+    /// How many leaves the tree has.
+    async fn tree_size(&self) -> i64 {
+        self.proof.tree_size as i64
+    }
+    /// The entry, canonical JSON: project, its reviews' hashes, its calibrated quality and
+    /// standard error, its rank and the rank's 90% interval.
+    async fn entry(&self) -> &str {
+        &self.proof.entry
+    }
+    /// SHA-256 (hex) of the byte 0x00 followed by the entry.
+    async fn leaf_hash(&self) -> String {
+        hex::encode(crate::crypto::merkle::leaf_hash(
+            self.proof.entry.as_bytes(),
+        ))
+    }
+    /// The sibling hashes (hex) from the leaf up to the root: each step hashes 0x01, left,
+    /// right.
+    async fn audit_path(&self) -> &[String] {
+        &self.proof.audit_path
+    }
+    /// The root (hex), as signed in the publication document.
+    async fn root(&self) -> &str {
+        &self.proof.root
+    }
+    /// The signature's domain tag: `verdict.publication.v2`.
+    async fn signed_tag(&self) -> &str {
+        self.proof.publication.tag()
+    }
+    /// The publication's Ed25519 signature (hex).
+    async fn publication_signature(&self) -> &str {
+        &self.proof.signature
+    }
+    /// SHA-256 (hex) of the public key the proof carries; compare with
+    /// `signingKey.fingerprint`.
+    async fn key_fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+    /// The whole proof as one JSON file: the publication document, its signature, the
+    /// public key (PEM), and the fields above.
+    async fn document(&self) -> String {
+        self.proof.to_file()
     }
 }
 

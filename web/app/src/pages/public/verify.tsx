@@ -1,7 +1,10 @@
 // /e/:slug/verify : this deployment's signing key, the published results' hashes and
 // signatures, and how to check them offline.
+import { useEffect, useState } from 'preact/hooks';
 import { useQuery } from '../../api';
 import { graphql } from '../../graphql';
+import { type Check, verifyProof } from '../../proof';
+import { useSession } from '../../session';
 import { Badge, ErrorNote, Hash, Page } from '../../ui';
 import { NoEvent, Pending, Published } from './shared';
 import './verify.css';
@@ -15,6 +18,64 @@ const VerifyQuery = graphql(`
     }
   }
 `);
+
+const MyProjectsQuery = graphql(`
+  query MyProjectsToProve($slug: String!) {
+    event(slug: $slug) { id myTeam { id projects { id title } } }
+  }
+`);
+
+const ProofQuery = graphql(`
+  query MyInclusionProof($slug: String!, $project: ID!) {
+    event(slug: $slug) { id results { version inclusionProof(project: $project) { projectExternalId leafIndex treeSize root document } } }
+  }
+`);
+
+/** The signed-in participant's own project, checked in this browser against the signed root. */
+function MyProof({ slug, fingerprint }: { slug: string; fingerprint: string }) {
+  const { viewer } = useSession();
+  const mine = useQuery(MyProjectsQuery, { slug }, { skip: !viewer });
+  const project = mine.data?.event?.myTeam?.projects[0];
+  const q = useQuery(ProofQuery, { slug, project: project?.id ?? '' }, { skip: !project });
+  const proof = q.data?.event?.results?.inclusionProof;
+  const [checks, setChecks] = useState<Check[]>();
+  useEffect(() => {
+    setChecks(undefined);
+    if (proof) void verifyProof(proof.document, fingerprint).then(setChecks);
+  }, [proof?.document, fingerprint]);
+  if (!viewer || !project) return null;
+  const passed = checks?.every((c) => c.ok);
+  return (
+    <section aria-labelledby="my-proof">
+      <h2 id="my-proof">Your project, checked in this browser</h2>
+      <ErrorNote error={q.error} />
+      {q.data && !proof ? (
+        <p>“{project.title}” has no inclusion proof in these results (it was not submitted when they were computed, or they were published before results carried one).</p>
+      ) : !proof || !checks ? (
+        <p>Checking “{project.title}”…</p>
+      ) : (
+        <>
+          <p>
+            “{project.title}” is entry {proof.leafIndex + 1} of {proof.treeSize} in the Merkle tree whose root <Hash value={proof.root} length={16} /> the publication
+            signs. Your browser checked it with WebCrypto, with nothing but the proof and this deployment’s key fingerprint:{' '}
+            {passed ? <Badge tone="good">PASS</Badge> : <Badge tone="bad">FAIL</Badge>}
+          </p>
+          <ul data-testid="proof-checks">
+            {checks.map((c) => (
+              <li key={c.what}>
+                {c.ok ? 'ok' : 'FAIL'}: {c.what}
+              </li>
+            ))}
+          </ul>
+          <p class="muted">
+            The same check offline: <code>verdict results prove --event {slug} --project {proof.projectExternalId} --out proof.json</code>, then{' '}
+            <code>verdict results verify-proof proof.json --key {fingerprint}</code>.
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
 
 export function VerifyPage({ slug }: { slug: string }) {
   const q = useQuery(VerifyQuery, { slug });
@@ -95,6 +156,7 @@ export function VerifyPage({ slug }: { slug: string }) {
               <Hash value={r.runId} />
             </dd>
           </dl>
+          <MyProof slug={slug} fingerprint={key.fingerprint} />
           {!same && (
             <p class="error" role="alert">
               The results were signed with another key than the one this server publishes now (the key may have been replaced). Verify the bundle against the key you

@@ -1,0 +1,421 @@
+//! Inclusion proofs (issue 27): every project of a published 2,000-project event has a proof
+//! that verifies offline against the signed root; any changed byte of a proof, its entry or
+//! its root fails `verdict results verify-proof`; a proof under another version's root
+//! fails; two versions compare entry by entry; a publication without a root (v1) still
+//! verifies.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use verdict::domain::proofs::{self, ResultTree};
+use verdict::domain::results::PublicationDocument;
+
+use crate::harness::{App, Backend, judged_fixture, op, str_at, unique};
+
+e2e! {
+    proofs_verify_for_every_project_of_a_2000_project_event [
+        "--request-timeout", "600", "--max-body", "8388608"
+    ],
+    proofs_fail_on_a_changed_byte_and_under_another_versions_root,
+}
+
+const PROOF: &str = "query($e: String!, $p: ID!) { event(slug: $e) { results { version \
+    inclusionProof(project: $p) { projectExternalId leafIndex treeSize entry leafHash \
+    auditPath root signedTag publicationSignature keyFingerprint document } } } }";
+
+const RUN: &str = "mutation($e: String!, $s: Int, $b: Int) { runCalibration(event: $e, seed: $s, bootstrap: $b) { id } }";
+const PUBLISH: &str = "mutation($e: String!, $r: ID!) { publishResults(event: $e, run: $r, final: false) { version } }";
+
+async fn fingerprint(app: &App) -> String {
+    app.get("/.well-known/verdict-signing-key")
+        .await
+        .header("x-signing-key-fingerprint")
+        .expect("fingerprint header")
+}
+
+/// Runs `verdict results verify-proof FILE --key FP` offline: (exit code, stdout).
+fn verify_proof(file: &Path, key: &str) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["results", "verify-proof"])
+        .arg(file)
+        .args(["--key", key])
+        .env_remove("VERDICT_DATABASE_URL")
+        .output()
+        .expect("run verify-proof");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// `results prove` through the CLI into `dir/name`; the file's text.
+async fn prove(app: &App, slug: &str, project: &str, version: Option<i32>, file: &Path) -> String {
+    let mut args = vec![
+        "results",
+        "prove",
+        "--event",
+        slug,
+        "--project",
+        project,
+        "--out",
+        file.to_str().expect("utf-8"),
+    ];
+    let v = version.map(|v| v.to_string());
+    if let Some(v) = &v {
+        args.extend(["--version", v.as_str()]);
+    }
+    let out = app.cli(&args).await;
+    assert!(out.success(), "prove: {out:?}");
+    std::fs::read_to_string(file).expect("proof file")
+}
+
+/// Exports the event's latest publication as a bundle into `dir`.
+async fn export(app: &App, slug: &str, dir: &Path) {
+    let out = app
+        .cli(&[
+            "results",
+            "export",
+            "--event",
+            slug,
+            dir.to_str().expect("utf-8"),
+        ])
+        .await;
+    assert!(out.success(), "export: {out:?}");
+}
+
+async fn proofs_verify_for_every_project_of_a_2000_project_event(app: App) {
+    let tag = unique();
+    let slug = format!("panel-{tag}");
+    let file = app.db.dir().join(format!("panel-{tag}.json"));
+    std::fs::write(
+        &file,
+        crate::results::panel_fixture(&tag, 2_000, 200, 3).to_string(),
+    )
+    .expect("write");
+    let started = std::time::Instant::now();
+    let out = app.cli(&["import", file.to_str().expect("utf-8")]).await;
+    assert!(out.success(), "import: {out:?}");
+    let token = app
+        .cli(&[
+            "token",
+            "mint",
+            "--email",
+            &format!("panel-o-{tag}@example.org"),
+            "--name",
+            "e2e",
+        ])
+        .await;
+    assert!(token.success(), "token mint: {token:?}");
+    let organizer = token.stdout.trim().to_string();
+    let run = app
+        .ok(Some(&organizer), RUN, json!({ "e": slug, "s": 1, "b": 20 }))
+        .await;
+    app.ok(
+        Some(&organizer),
+        PUBLISH,
+        json!({ "e": slug, "r": str_at(&run, "/runCalibration/id") }),
+    )
+    .await;
+    eprintln!(
+        "imported, calibrated and published 2,001 projects in {:.1?}",
+        started.elapsed()
+    );
+
+    // The bundle: every proof is built in-process from its files and checked offline
+    // against its signed root and the deployment's published key.
+    let key = fingerprint(&app).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bundle = dir.path().join("bundle");
+    export(&app, &slug, &bundle).await;
+    let read = |name: &str| std::fs::read_to_string(bundle.join(name)).expect(name);
+    let publication: Value = serde_json::from_str(&read("publication.json")).expect("json");
+    let document: PublicationDocument =
+        serde_json::from_value(publication.clone()).expect("a publication document");
+    let result = serde_json::from_str(&read("result.json")).expect("result.json");
+    let tree = ResultTree::of(&read("inputs.json"), &result).expect("tree");
+    // The unreviewed late project is submitted, so it has an entry too.
+    assert_eq!(tree.size(), 2_001);
+    assert_eq!(publication["tree_size"], 2_001);
+    assert_eq!(publication["merkle_root"], tree.root_hex().as_str());
+    let pem = read("public-key.pem");
+    let signature = publication["signature"].as_str().expect("signature");
+    let timed = std::time::Instant::now();
+    for entry in &tree.entries {
+        let proof = tree
+            .prove(&entry.project, document.clone(), signature, &pem)
+            .expect("a proof");
+        let checks = proofs::verify(&proof.to_file(), &key);
+        assert!(checks.ok(), "{}: {:?}", entry.project, checks.failed);
+    }
+    eprintln!(
+        "built and verified 2,001 proofs in {:.1?} (audit paths of {} hashes)",
+        timed.elapsed(),
+        tree.tree.path(0).expect("path").len()
+    );
+
+    // A handful through GraphQL, anonymously (results are public) and by either id, and
+    // through the CLI: the same file, verified by `verify-proof`.
+    let public_id = {
+        let p = app
+            .ok(
+                None,
+                "query($id: ID!) { project(id: $id) { id } }",
+                json!({ "id": format!("p1999_{tag}") }),
+            )
+            .await;
+        str_at(&p, "/project/id")
+    };
+    for (asked, project) in [
+        (format!("p0_{tag}"), format!("p0_{tag}")),
+        (format!("p1000_{tag}"), format!("p1000_{tag}")),
+        (public_id, format!("p1999_{tag}")),
+        (format!("late_{tag}"), format!("late_{tag}")),
+    ] {
+        let got = app.ok(None, PROOF, json!({ "e": slug, "p": asked })).await;
+        let p = &got["event"]["results"]["inclusionProof"];
+        assert_eq!(p["projectExternalId"], project.as_str());
+        assert_eq!(p["treeSize"], 2_001);
+        assert_eq!(p["root"], tree.root_hex().as_str());
+        assert_eq!(p["signedTag"], "verdict.publication.v2");
+        assert_eq!(p["keyFingerprint"], key.as_str());
+        let in_process = tree
+            .prove(&project, document.clone(), signature, &pem)
+            .expect("a proof");
+        assert_eq!(p["document"], in_process.to_file().as_str());
+        assert_eq!(p["entry"], in_process.entry.as_str());
+        assert_eq!(p["leafIndex"], in_process.leaf_index);
+        let path = dir.path().join(format!("{project}.json"));
+        let file = prove(&app, &slug, &project, None, &path).await;
+        assert_eq!(
+            file,
+            in_process.to_file(),
+            "the CLI and GraphQL give one file"
+        );
+        let (code, stdout) = verify_proof(&path, &key);
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(stdout.trim_end().ends_with("PASS"), "{stdout}");
+    }
+    // A project of no entry: null.
+    let none = app
+        .ok(None, PROOF, json!({ "e": slug, "p": "nobody" }))
+        .await;
+    assert_eq!(none["event"]["results"]["inclusionProof"], Value::Null);
+}
+
+/// Flips the character at `at` of `text` to another hex digit (or letter).
+fn flip(text: &str, at: usize) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    bytes[at] = if bytes[at] == b'a' { b'b' } else { b'a' };
+    String::from_utf8(bytes).expect("ascii")
+}
+
+async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App) {
+    let admin = app.site_admin().await;
+    let tag = unique();
+    let slug = format!("csv-{tag}");
+    app.ok(
+        Some(&admin),
+        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+        json!({ "f": judged_fixture(&tag) }),
+    )
+    .await;
+    let key = fingerprint(&app).await;
+    let run1 = app
+        .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
+        .await;
+    let run1 = str_at(&run1, "/runCalibration/id");
+    app.ok(Some(&admin), PUBLISH, json!({ "e": slug, "r": run1 }))
+        .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = format!("p2_{tag}");
+    let v1_path = dir.path().join("v1.json");
+    let v1 = prove(&app, &slug, &project, None, &v1_path).await;
+    let (code, stdout) = verify_proof(&v1_path, &key);
+    assert_eq!(code, Some(0), "{stdout}");
+    // One line per check, then PASS.
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        6,
+        "{stdout}"
+    );
+
+    // A changed byte of an audit path hash, of the entry, of the root: FAIL, exit 1.
+    let proof: Value = serde_json::from_str(&v1).expect("json");
+    let at_path = v1
+        .find(proof["audit_path"][0].as_str().expect("a path"))
+        .expect("path")
+        + 5;
+    let entry_text = serde_json::to_string(proof["entry"].as_str().expect("entry")).expect("json");
+    let at_entry =
+        v1.find(&entry_text).expect("entry") + entry_text.find("quality").expect("q") + 2;
+    let at_root = v1
+        .rfind(proof["root"].as_str().expect("root"))
+        .expect("root")
+        + 10;
+    for (what, at) in [
+        ("audit path", at_path),
+        ("entry", at_entry),
+        ("root", at_root),
+    ] {
+        let bad = dir.path().join(format!("bad-{what}.json"));
+        std::fs::write(&bad, flip(&v1, at)).expect("write");
+        let (code, stdout) = verify_proof(&bad, &key);
+        assert_eq!(
+            code,
+            Some(1),
+            "a changed byte of the {what} verifies: {stdout}"
+        );
+        assert!(stdout.trim_end().ends_with("FAIL"), "{stdout}");
+    }
+    // Another key pinned: FAIL.
+    let (code, _) = verify_proof(&v1_path, &"0".repeat(64));
+    assert_eq!(code, Some(1));
+
+    // Version 2: one project hidden since, so its entry changes.
+    app.ok(
+        Some(&admin),
+        op("HideProject"),
+        json!({ "id": format!("p4_{tag}"), "reason": "late fix" }),
+    )
+    .await;
+    let run2 = app
+        .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
+        .await;
+    let run2 = str_at(&run2, "/runCalibration/id");
+    app.ok(Some(&admin), PUBLISH, json!({ "e": slug, "r": run2 }))
+        .await;
+    let v2_path = dir.path().join("v2.json");
+    let v2 = prove(&app, &slug, &project, Some(2), &v2_path).await;
+    let (code, stdout) = verify_proof(&v2_path, &key);
+    assert_eq!(code, Some(0), "{stdout}");
+    // Version 1's entry and path under version 2's signed document: FAIL.
+    let mut mixed: proofs::InclusionProof = serde_json::from_str(&v1).expect("proof");
+    let second: proofs::InclusionProof = serde_json::from_str(&v2).expect("proof");
+    assert_ne!(mixed.root, second.root);
+    mixed.publication = second.publication.clone();
+    mixed.signature = second.signature.clone();
+    mixed.root = second.root.clone();
+    let mixed_path = dir.path().join("mixed.json");
+    std::fs::write(&mixed_path, mixed.to_file()).expect("write");
+    let (code, stdout) = verify_proof(&mixed_path, &key);
+    assert_eq!(
+        code,
+        Some(1),
+        "a proof under another version's root verifies: {stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL  the audit path") || stdout.contains("FAIL  the proof's root"),
+        "{stdout}"
+    );
+    // `--version 1` still proves under version 1's own root.
+    let again = prove(
+        &app,
+        &slug,
+        &project,
+        Some(1),
+        &dir.path().join("again.json"),
+    )
+    .await;
+    assert_eq!(again, v1);
+
+    // Consistency: 1 to 2 names the hidden project; 2 to 3 (the same run again) keeps all.
+    let out = app
+        .cli(&[
+            "results",
+            "consistency",
+            "--event",
+            &slug,
+            "--from",
+            "1",
+            "--to",
+            "2",
+        ])
+        .await;
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stdout.contains(&format!(
+            "FAIL  p4_{tag}: entry changed from version 1 to 2"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("ok    version 1: 4 entries rebuild its signed root"),
+        "{}",
+        out.stdout
+    );
+    app.ok(Some(&admin), PUBLISH, json!({ "e": slug, "r": run2 }))
+        .await;
+    let out = app.cli(&["results", "consistency", "--event", &slug]).await;
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("ok    version 3 keeps all 4 entries of version 2 byte for byte"),
+        "{}",
+        out.stdout
+    );
+
+    // The bundle of a v2 publication checks its root against its own entries and passes.
+    // Passed off as a v1 publication (root removed, re-signed as v1 with the deployment's
+    // key), its v1 signature checks, but the publication's audit entry, which records the
+    // root, gives the downgrade away.
+    let bundle = dir.path().join("bundle");
+    export(&app, &slug, &bundle).await;
+    let files: Vec<Vec<u8>> = verdict::bundle::FILES
+        .iter()
+        .map(|f| std::fs::read(bundle.join(f)).expect("bundle file"))
+        .collect();
+    let report = verdict::bundle::verify_files(&files, None);
+    assert!(report.ok(), "{:?}", report.failed);
+    assert!(
+        report
+            .passed
+            .iter()
+            .any(|p| p.starts_with("the publication's Merkle root is the root")),
+        "{:?}",
+        report.passed
+    );
+    assert!(
+        report
+            .passed
+            .contains(&"publication signature (verdict.publication.v2)".to_string())
+    );
+    if app.backend() == Backend::Sqlite {
+        let signer = verdict::crypto::signing::Signer25519::load(&app.db.key_file())
+            .expect("key")
+            .expect("a key file");
+        let mut file: verdict::bundle::PublicationFile =
+            serde_json::from_slice(&files[4]).expect("publication.json");
+        file.merkle_root = None;
+        file.tree_size = None;
+        let old = PublicationDocument {
+            event: file.event.clone(),
+            version: file.version,
+            is_final: file.is_final,
+            run: file.run.clone(),
+            result_hash: file.result_hash.clone(),
+            published_at: file.published_at.clone(),
+            merkle_root: None,
+            tree_size: None,
+        };
+        file.signature = old.sign(&signer);
+        let mut v1_files = files.clone();
+        v1_files[4] = (serde_json::to_string_pretty(&file).expect("json") + "\n").into_bytes();
+        let text = String::from_utf8(v1_files[4].clone()).expect("utf-8");
+        assert!(!text.contains("merkle_root"), "{text}");
+        let report = verdict::bundle::verify_files(&v1_files, None);
+        assert_eq!(
+            report.failed,
+            vec![
+                "the publication's audit entry records this publication".to_string(),
+                "the estimator was not re-run: earlier checks failed".to_string()
+            ]
+        );
+        assert!(
+            report
+                .passed
+                .contains(&"publication signature (verdict.publication.v1)".to_string())
+        );
+    }
+}

@@ -277,6 +277,7 @@ mod canonical;
 mod diagnostics;
 pub(crate) mod dsu;
 mod fit;
+mod joint;
 mod judge_flags;
 mod model;
 mod posterior;
@@ -308,8 +309,8 @@ use fit::{ModelFit, ModelOptions};
 use model::{Design, Engine};
 use prep::{Prepared, Rev, components};
 
-/// Version tag recorded in every result of [`calibrate`] (bump on any change
-/// that can alter outputs).
+/// Version tag recorded in every result of [`calibrate`] on an input without comparisons
+/// (bump on any change that can alter outputs); with comparisons, [`ENGINE_VERSION_6`].
 pub const ENGINE_VERSION: &str = "verdict-calibrate/5";
 /// The engine whose posterior draws fit the residuals' noise (issue 11), still runnable
 /// through [`calibrate_version`] so that its results re-verify.
@@ -324,13 +325,18 @@ pub const ENGINE_VERSION_2: &str = "verdict-calibrate/2";
 /// [`calibrate_version`] so that results it published can be re-run byte
 /// for byte.
 pub const ENGINE_VERSION_1: &str = "verdict-calibrate/1";
+/// The engine of inputs with pairwise comparisons (issue 26): scores and comparisons in one
+/// model (`joint.rs`). [`calibrate`] uses it only when the input has comparisons; inputs
+/// without them are still calibrated by [`ENGINE_VERSION`], byte for byte as before.
+pub const ENGINE_VERSION_6: &str = "verdict-calibrate/6";
 /// Every engine version [`calibrate_version`] can run.
-pub const ENGINE_VERSIONS: [&str; 5] = [
+pub const ENGINE_VERSIONS: [&str; 6] = [
     ENGINE_VERSION_1,
     ENGINE_VERSION_2,
     ENGINE_VERSION_3,
     ENGINE_VERSION_4,
     ENGINE_VERSION,
+    ENGINE_VERSION_6,
 ];
 
 /// Smallest/largest usable ridge strength. Below 1e-6 the Schur complement
@@ -375,7 +381,11 @@ pub fn calibrate_observed(
     params: &Params,
     progress: &Progress,
 ) -> CalibrationResult {
-    calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V5, progress)
+    if input.comparisons.is_empty() {
+        calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V5, progress)
+    } else {
+        joint::calibrate_joint(input, params, progress)
+    }
 }
 
 /// Calibrate with the engine that `version` names (an `engine_version` of a
@@ -391,6 +401,7 @@ pub fn calibrate_version(
         ENGINE_VERSION_3 => Engine::V3,
         ENGINE_VERSION_4 => Engine::V4,
         ENGINE_VERSION => Engine::V5,
+        ENGINE_VERSION_6 => return Some(joint::calibrate_joint(input, params, Progress::none())),
         _ => return None,
     };
     Some(calibrate_with(
@@ -500,6 +511,7 @@ pub(crate) fn calibrate_with(
                 rank_low: None,
                 rank_high: None,
                 excluded: None,
+                comparisons: None,
             };
             let local = project_local[p];
             out.excluded = if let Some(reason) = &prep.upstream_excluded[p] {
@@ -553,6 +565,7 @@ pub(crate) fn calibrate_with(
             .unwrap_or_default(),
         identical_judges: diagnostics::identical_judges(&cand, &prep.judge_ids),
         ignored_reviews: prep.ignored,
+        ignored_comparisons: None,
         ..Diagnostics::default()
     };
     // Engine v3: the podium's certainty (public) and the organizer's report.
@@ -575,7 +588,7 @@ pub(crate) fn calibrate_with(
             .count();
         diagnostics.summary = Some(report::summary(
             &convergence,
-            &signal,
+            Some(&signal),
             certainty.as_ref(),
             &judges,
             not_comparable,

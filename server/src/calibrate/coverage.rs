@@ -459,12 +459,19 @@ fn coverage_of_pairwise_and_mixed_panels() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
+    // `PAIR_SEEDS=N` measures N panels per shape, `PAIR_SHAPE=word` only the shapes whose
+    // name holds it.
+    let seeds: Option<u64> = std::env::var("PAIR_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let only = std::env::var("PAIR_SHAPE").unwrap_or_default();
     println!(
         "| shape | panels | coverage | top 10 % | bottom 10 % | mean width | random clickers flagged | honest judges flagged |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
-    for shape in PAIR_SHAPES {
-        let t = pair_tally(shape, first, shape.seeds, 200);
+    for shape in PAIR_SHAPES.iter().filter(|s| s.name.contains(&only)) {
+        let n = seeds.unwrap_or(shape.seeds);
+        let t = pair_tally(shape, first, n, 200);
         println!(
             "| {} ({}p, {}j×k{} + {}×{}–{}) | {} | {:.3} | {:.3} | {:.3} | {:.1} | {}/{} | {}/{} {:?} |",
             shape.name,
@@ -474,7 +481,7 @@ fn coverage_of_pairwise_and_mixed_panels() {
             shape.pair_judges,
             shape.min,
             shape.max,
-            shape.seeds,
+            n,
             share(t.covered, t.with_interval),
             share(t.top_covered, t.top_with_interval),
             share(t.bottom_covered, t.bottom_with_interval),

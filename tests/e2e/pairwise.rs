@@ -15,6 +15,7 @@ e2e! {
     comparisons_are_the_judges_and_the_organizers_only,
     copies_of_one_tap_sent_together_count_once,
     a_track_judged_by_comparisons_beside_tracks_judged_by_scores,
+    comparisons_rank_the_leaderboard_and_a_published_run_verifies_offline,
 }
 
 /// An event with judging about to open (in an hour), six submitted projects of three
@@ -701,4 +702,111 @@ async fn a_track_judged_by_comparisons_beside_tracks_judged_by_scores(app: App) 
     data(&compare(&app, &f, "A2", "A1", None).await);
     // Once judging is open the mode is fixed, the track's as the event's.
     assert_code(&set("SCORES", Some(main)).await, "WINDOW_CLOSED");
+}
+
+/// The organizers' leaderboard: (title, rank, rank low, rank high) of the ranked projects,
+/// best first.
+async fn leaderboard(app: &App, f: &Floor) -> Vec<(String, i64, i64, i64)> {
+    let d = app
+        .ok(
+            Some(&f.admin),
+            "query($e: String!) { event(slug: $e) { leaderboard { projects { project { id } rank rankLow rankHigh } } } }",
+            json!({ "e": f.slug }),
+        )
+        .await;
+    d["event"]["leaderboard"]["projects"]
+        .as_array()
+        .expect("projects")
+        .iter()
+        .filter(|p| !p["rank"].is_null())
+        .map(|p| {
+            (
+                f.title(&str_at(p, "/project/id")),
+                p["rank"].as_i64().expect("rank"),
+                p["rankLow"].as_i64().expect("rankLow"),
+                p["rankHigh"].as_i64().expect("rankHigh"),
+            )
+        })
+        .collect()
+}
+
+/// Comparisons made through GraphQL are calibrated (engine `verdict-calibrate/6`): before
+/// any, nothing is ranked; after a judge's comparisons that order the floor, the
+/// leaderboard ranks every project in that order; a run published from them exports as a
+/// bundle that `verdict results verify` re-computes offline and passes.
+async fn comparisons_rank_the_leaderboard_and_a_published_run_verifies_offline(app: App) {
+    let f = floor(&app).await;
+    pairwise_and_open(&app, &f).await;
+    assert!(
+        leaderboard(&app, &f).await.is_empty(),
+        "nothing is ranked before any comparison"
+    );
+    // The judge's verdicts follow one order: A1 > A2 > A9 > A10 > B1 > untabled, each
+    // project against its neighbours one and two places down.
+    let order = ["A1", "A2", "A9", "A10", "B1", "untabled"];
+    for gap in [1, 2] {
+        for w in order.windows(gap + 1) {
+            let d = compare(&app, &f, w[0], w[gap], None).await;
+            assert!(d["errors"].is_null(), "{d}");
+        }
+    }
+    let board = leaderboard(&app, &f).await;
+    let titles: Vec<&str> = board.iter().map(|b| b.0.as_str()).collect();
+    assert_eq!(
+        titles, order,
+        "the leaderboard follows the comparisons: {board:?}"
+    );
+    for (title, rank, low, high) in &board {
+        assert!(
+            low <= rank && rank <= high,
+            "{title}: {rank} in {low}..{high}"
+        );
+    }
+
+    let run = app
+        .ok(
+            Some(&f.admin),
+            "mutation($e: String!) { runCalibration(event: $e, seed: 7, bootstrap: 50) { id engineVersion projects { rank } } }",
+            json!({ "e": f.slug }),
+        )
+        .await;
+    assert_eq!(
+        run["runCalibration"]["engineVersion"],
+        "verdict-calibrate/6"
+    );
+    app.ok(
+        Some(&f.admin),
+        "mutation($e: String!, $r: ID!) { publishResults(event: $e, run: $r, final: true) { version } }",
+        json!({ "e": f.slug, "r": run["runCalibration"]["id"] }),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bundle = dir.path().join("bundle");
+    let out = app
+        .cli(&[
+            "results",
+            "export",
+            "--event",
+            &f.slug,
+            bundle.to_str().expect("utf-8"),
+        ])
+        .await;
+    assert!(out.success(), "export: {out:?}");
+    let inputs = std::fs::read_to_string(bundle.join("inputs.json")).expect("inputs.json");
+    assert!(
+        inputs.contains("\"comparisons\""),
+        "the pinned inputs carry the comparisons"
+    );
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["results", "verify"])
+        .arg(&bundle)
+        .env_remove("VERDICT_DATABASE_URL")
+        .output()
+        .expect("run verify");
+    let stdout = String::from_utf8_lossy(&verified.stdout);
+    assert_eq!(verified.status.code(), Some(0), "verify: {stdout}");
+    assert!(
+        stdout.contains("verdict-calibrate/6"),
+        "the verifier re-ran engine v6: {stdout}"
+    );
 }

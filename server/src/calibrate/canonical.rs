@@ -135,7 +135,7 @@ pub fn canonical_json(r: &CalibrationResult) -> String {
         .projects
         .iter()
         .map(|p| {
-            Canon::Obj(vec![
+            let mut fields = vec![
                 ("id", Canon::Str(p.id.clone())),
                 ("reviews", Canon::Int(u64::from(p.reviews))),
                 ("raw_mean", opt_f(p.raw_mean)),
@@ -146,21 +146,33 @@ pub fn canonical_json(r: &CalibrationResult) -> String {
                 ("rank_low", opt_u(p.rank_low)),
                 ("rank_high", opt_u(p.rank_high)),
                 ("excluded", opt_s(&p.excluded)),
-            ])
+            ];
+            // Engine v6's addition; absent (not null) in older results.
+            if let Some(c) = p.comparisons {
+                fields.push(("comparisons", Canon::Int(u64::from(c))));
+            }
+            Canon::Obj(fields)
         })
         .collect();
     let judges = r
         .judges
         .iter()
         .map(|j| {
-            Canon::Obj(vec![
+            let mut fields = vec![
                 ("id", Canon::Str(j.id.clone())),
                 ("reviews", Canon::Int(u64::from(j.reviews))),
                 ("offset", opt_f(j.offset)),
                 ("scale", opt_f(j.scale)),
                 ("noise", opt_f(j.noise)),
                 ("flag", Canon::Str(j.flag.clone())),
-            ])
+            ];
+            if let Some(c) = j.comparisons {
+                fields.push(("comparisons", Canon::Int(u64::from(c))));
+            }
+            if let Some(r) = j.reliability {
+                fields.push(("reliability", Canon::Float(r)));
+            }
+            Canon::Obj(fields)
         })
         .collect();
     let d = &r.diagnostics;
@@ -197,6 +209,9 @@ pub fn canonical_json(r: &CalibrationResult) -> String {
         ),
         ("ignored_reviews", Canon::Int(u64::from(d.ignored_reviews))),
     ];
+    if let Some(n) = d.ignored_comparisons {
+        diagnostics.push(("ignored_comparisons", Canon::Int(u64::from(n))));
+    }
     // Engine v3's additions; absent (not null) in older results, which keep their bytes.
     if let Some(c) = &d.convergence {
         diagnostics.push((
@@ -372,7 +387,13 @@ pub fn canonical_inputs_json(input: &CalibrationInput) -> String {
         .map(|r| (r.judge.as_str(), r.project.as_str(), r.score))
         .collect();
     reviews.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
-    render(&Canon::Obj(vec![
+    let mut comparisons: Vec<(&str, &str, &str)> = input
+        .comparisons
+        .iter()
+        .map(|c| (c.judge.as_str(), c.better.as_str(), c.worse.as_str()))
+        .collect();
+    comparisons.sort();
+    let mut fields = vec![
         (
             "projects",
             Canon::Arr(
@@ -414,7 +435,26 @@ pub fn canonical_inputs_json(input: &CalibrationInput) -> String {
                     .collect(),
             ),
         ),
-    ]))
+    ];
+    // Only inputs with comparisons carry the key, so older inputs hash as before.
+    if !comparisons.is_empty() {
+        fields.push((
+            "comparisons",
+            Canon::Arr(
+                comparisons
+                    .into_iter()
+                    .map(|(j, b, w)| {
+                        Canon::Obj(vec![
+                            ("judge", Canon::Str(j.to_string())),
+                            ("better", Canon::Str(b.to_string())),
+                            ("worse", Canon::Str(w.to_string())),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ));
+    }
+    render(&Canon::Obj(fields))
 }
 
 /// SHA-256 (lowercase hex) of [`canonical_inputs_json`].

@@ -232,6 +232,8 @@ pub(crate) fn judges_out(
                 scale: agreement[j].0,
                 noise: local.map(|(m, lj)| m.fit.sig2[lj].max(0.0).sqrt()),
                 flag: flag.to_string(),
+                comparisons: None,
+                reliability: None,
             }
         })
         .collect()

@@ -146,6 +146,51 @@ impl Chol {
     }
 }
 
+/// Cholesky factor of a dense symmetric positive-definite matrix (the joint model's
+/// Hessian, engine v6), by faer as every engine after v1; `None` if it is numerically not
+/// positive definite.
+pub(crate) fn factor_dense(mut s: Mat<f64>) -> Option<Chol> {
+    let n = s.nrows();
+    let scratch = llt::factor::cholesky_in_place_scratch::<f64>(n, PAR, Default::default());
+    let mut mem = MemBuffer::new(scratch);
+    llt::factor::cholesky_in_place(
+        s.as_mut(),
+        Default::default(),
+        PAR,
+        MemStack::new(&mut mem),
+        Default::default(),
+    )
+    .ok()?;
+    Some(Chol::Faer(s))
+}
+
+impl Chol {
+    /// `x` with `Lᵀ x = z` (`S = L Lᵀ`): for `z` standard normal, `x ~ N(0, S⁻¹)`.
+    pub fn solve_upper(&self, z: &mut [f64]) {
+        match self {
+            Chol::Nalgebra(c) => {
+                let l = c.l_dirty();
+                for i in (0..z.len()).rev() {
+                    let mut v = z[i];
+                    for k in i + 1..z.len() {
+                        v -= l[(k, i)] * z[k];
+                    }
+                    z[i] = v / l[(i, i)];
+                }
+            }
+            Chol::Faer(l) => {
+                for i in (0..z.len()).rev() {
+                    let mut v = z[i];
+                    for k in i + 1..z.len() {
+                        v -= l[(k, i)] * z[k];
+                    }
+                    z[i] = v / l[(i, i)];
+                }
+            }
+        }
+    }
+}
+
 /// Reviews of the ranked component in local index space, grouped by project.
 #[derive(Clone, Debug)]
 pub(crate) struct Design {

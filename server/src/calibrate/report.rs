@@ -97,12 +97,34 @@ fn percent(x: f64) -> String {
     format!("{:.0} %", 100.0 * x)
 }
 
-/// Plain-words advice from the run's figures; `excluded_not_comparable` counts projects
+/// The line on the shares of the score variance.
+fn shares_line(signal: &Signal) -> String {
+    let shares = format!(
+        "project quality explains {} of the score variance (90 %: {} to {}), judge severity {}, \
+         review noise {}",
+        percent(signal.quality),
+        percent(signal.quality_low),
+        percent(signal.quality_high),
+        percent(signal.severity),
+        percent(signal.noise)
+    );
+    if signal.quality < LOW_SIGNAL {
+        format!(
+            "Judges disagree more than usual: {shares}. Consider a second round of reviews \
+             for the top {CERTAINTY_PLACES}."
+        )
+    } else {
+        format!("{}{}.", shares[..1].to_uppercase(), &shares[1..])
+    }
+}
+
+/// Plain-words advice from the run's figures (`signal`: the shares of the score variance,
+/// when there are scores); `excluded_not_comparable` counts projects
 /// outside the ranked component; `unchecked` (engine v5 on) adds the line on judges with
 /// too few reviews to be checked.
 pub(crate) fn summary(
     convergence: &Convergence,
-    signal: &Signal,
+    signal: Option<&Signal>,
     certainty: Option<&Certainty>,
     judges: &[JudgeOut],
     excluded_not_comparable: usize,
@@ -117,22 +139,8 @@ pub(crate) fn summary(
             percent(convergence.final_change)
         ));
     }
-    let shares = format!(
-        "project quality explains {} of the score variance (90 %: {} to {}), judge severity {}, \
-         review noise {}",
-        percent(signal.quality),
-        percent(signal.quality_low),
-        percent(signal.quality_high),
-        percent(signal.severity),
-        percent(signal.noise)
-    );
-    if signal.quality < LOW_SIGNAL {
-        lines.push(format!(
-            "Judges disagree more than usual: {shares}. Consider a second round of reviews \
-             for the top {CERTAINTY_PLACES}."
-        ));
-    } else {
-        lines.push(format!("{}{}.", shares[..1].to_uppercase(), &shares[1..]));
+    if let Some(signal) = signal {
+        lines.push(shares_line(signal));
     }
     if let Some(c) = certainty {
         if let Some(first) = c.places.first() {

@@ -21,7 +21,7 @@
 use std::time::Instant;
 
 use super::rng::{Rng, STREAM_SYNTH};
-use super::types::{CalibrationInput, JudgeIn, Params, ProjectIn, ReviewIn};
+use super::types::{CalibrationInput, ComparisonIn, JudgeIn, Params, ProjectIn, ReviewIn};
 
 const QUALITY_MEAN: f64 = 0.55;
 const QUALITY_SD: f64 = 0.15;
@@ -183,6 +183,7 @@ impl Panel {
                     .collect(),
                 judges: (0..nj).map(|j| JudgeIn { id: judge_id(j) }).collect(),
                 reviews,
+                comparisons: vec![],
             },
             true_quality,
             severity,
@@ -196,6 +197,133 @@ impl Panel {
     pub fn truth_of(&self, id: &str) -> Option<f64> {
         let i = self.input.projects.iter().position(|p| p.id == id)?;
         self.true_quality.get(i).copied()
+    }
+}
+
+/// Pairwise judges walking the expo floor (issue 26), added to a panel by
+/// [`Panel::add_comparisons`].
+///
+/// Each judge makes between `min` and `max` comparisons (uniform): it starts at a
+/// project and moves on, each time to the least visited project it has not seen yet
+/// (random tie-break; judges take turns, so visits stay even as in Gavel's planner), and
+/// says which of the current and the previous project was better. An honest judge perceives
+/// each project as `q + σ_k ε` and picks the larger, `σ_k = noise_sd · exp(0.35 z)`; a
+/// *random* judge tosses a coin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairParams {
+    pub judges: usize,
+    pub min: usize,
+    pub max: usize,
+    /// Perception noise of a typical judge, on the quality scale (true qualities have sd
+    /// 0.15; 0.1 makes an honest judge agree with the truth on ~80 % of random pairs).
+    pub noise_sd: f64,
+    /// Judges who click at random.
+    pub random: usize,
+    pub seed: u64,
+}
+
+impl PairParams {
+    /// Gavel-like judges: 15–25 comparisons each, perception noise 0.1.
+    pub fn gavel(judges: usize, seed: u64) -> Self {
+        PairParams {
+            judges,
+            min: 15,
+            max: 25,
+            noise_sd: 0.1,
+            random: 0,
+            seed,
+        }
+    }
+}
+
+/// Id of the `k`-th pairwise judge.
+pub fn comparison_judge_id(k: usize) -> String {
+    format!("c{k:04}")
+}
+
+impl Panel {
+    /// A panel of `projects` projects judged only by comparisons.
+    pub fn generate_pairwise(projects: usize, pp: PairParams) -> Panel {
+        let mut panel = Panel::generate(SynthParams {
+            judges: 0,
+            k: 0,
+            ..SynthParams::realistic(projects, 0, 0, pp.seed)
+        });
+        panel.add_comparisons(pp);
+        panel
+    }
+
+    /// Adds `pp.judges` pairwise judges (ids [`comparison_judge_id`]) and their
+    /// comparisons; their entries in `kind` and `noise` follow the score judges'.
+    pub fn add_comparisons(&mut self, pp: PairParams) {
+        let mut rng = Rng::stream(pp.seed, STREAM_SYNTH + 1);
+        let np = self.true_quality.len();
+        let nk = pp.judges;
+        let noise: Vec<f64> = (0..nk)
+            .map(|_| pp.noise_sd * (NOISE_SPREAD * rng.normal()).exp())
+            .collect();
+        let mut order: Vec<usize> = (0..nk).collect();
+        rng.shuffle(&mut order);
+        let mut kind = vec![JudgeKind::Normal; nk];
+        for &k in order.iter().take(pp.random) {
+            kind[k] = JudgeKind::Random;
+        }
+        let span = pp.max.saturating_sub(pp.min) + 1;
+        let todo: Vec<usize> = (0..nk).map(|_| pp.min + rng.index(span)).collect();
+        let mut done = vec![0usize; nk];
+        let mut seen = vec![vec![false; np]; nk];
+        let mut at: Vec<Option<usize>> = vec![None; nk];
+        let mut visits = vec![0usize; np];
+        let next = |seen: &[bool], visits: &[usize], rng: &mut Rng| {
+            let tie: Vec<u64> = (0..np).map(|_| rng.next_u64()).collect();
+            (0..np)
+                .filter(|&p| !seen[p])
+                .min_by_key(|&p| (visits[p], tie[p]))
+        };
+        loop {
+            let mut moved = false;
+            for k in 0..nk {
+                if done[k] >= todo[k] {
+                    continue;
+                }
+                let Some(p) = next(&seen[k], &visits, &mut rng) else {
+                    continue;
+                };
+                moved = true;
+                seen[k][p] = true;
+                visits[p] += 1;
+                if let Some(prev) = at[k] {
+                    let a_better = match kind[k] {
+                        JudgeKind::Random => rng.unit() < 0.5,
+                        _ => {
+                            let a = self.true_quality[p] + noise[k] * rng.normal();
+                            let b = self.true_quality[prev] + noise[k] * rng.normal();
+                            a > b
+                        }
+                    };
+                    let (better, worse) = if a_better { (p, prev) } else { (prev, p) };
+                    self.input.comparisons.push(ComparisonIn {
+                        judge: comparison_judge_id(k),
+                        better: project_id(better),
+                        worse: project_id(worse),
+                    });
+                    done[k] += 1;
+                }
+                at[k] = Some(p);
+            }
+            if !moved {
+                break;
+            }
+        }
+        for k in 0..nk {
+            self.input.judges.push(JudgeIn {
+                id: comparison_judge_id(k),
+            });
+            self.severity.push(0.0);
+            self.scale.push(1.0);
+            self.noise.push(noise[k]);
+            self.kind.push(kind[k]);
+        }
     }
 }
 

@@ -24,11 +24,24 @@ pub struct ReviewIn {
     pub score: f64,
 }
 
+/// One pairwise comparison (pairwise judging, issue 26): `judge` found `better` better
+/// than `worse`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonIn {
+    pub judge: String,
+    pub better: String,
+    pub worse: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationInput {
     pub projects: Vec<ProjectIn>,
     pub judges: Vec<JudgeIn>,
     pub reviews: Vec<ReviewIn>,
+    /// Pairwise comparisons; absent from the serialized and canonical forms when empty, so
+    /// inputs without them keep their bytes and hashes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<ComparisonIn>,
 }
 
 /// Engine parameters. Everything random is derived from `seed`.
@@ -93,6 +106,10 @@ pub struct ProjectOut {
     pub rank_low: Option<u32>,
     pub rank_high: Option<u32>,
     pub excluded: Option<String>,
+    /// Usable comparisons involving the project (engine v6 with comparisons; absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparisons: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +125,13 @@ pub struct JudgeOut {
     /// Estimated residual sd of the judge (shrunk towards the pooled sd).
     pub noise: Option<f64>,
     pub flag: String,
+    /// Usable comparisons by the judge (engine v6 with comparisons; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparisons: Option<u32>,
+    /// CrowdBT reliability of the judge's comparisons: the estimated probability that a
+    /// comparison follows the model rather than a coin (0.5..1; engine v6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -133,6 +157,10 @@ pub struct Diagnostics {
     /// Reviews dropped before fitting: unknown judge/project, or a score
     /// that is non-finite or beyond ±1000.
     pub ignored_reviews: u32,
+    /// Comparisons dropped before fitting: unknown judge or project, a project compared
+    /// with itself (engine v6 with comparisons; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_comparisons: Option<u32>,
     /// Whether the reweighting settled (engine v3 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convergence: Option<Convergence>,

@@ -348,6 +348,7 @@ mod tests {
             rank_low: Some(low),
             rank_high: Some(high),
             excluded: None,
+            comparisons: None,
         }
     }
 

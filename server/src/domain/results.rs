@@ -10,7 +10,10 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use entity::assignment::AssignmentStatus;
 use entity::project::ProjectStatus;
-use entity::{assignment, calibration_run, criterion, event, project, result_publication, review};
+use entity::{
+    assignment, calibration_run, comparison, criterion, event, project, recusal,
+    result_publication, review,
+};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder,
@@ -21,7 +24,7 @@ use super::judges::{judge_key, judges_of_event, rubric};
 use super::{Actor, Organizer, Write};
 use crate::audit::{self, Entry, canonical_time};
 use crate::calibrate::{
-    self, CalibrationInput, CalibrationResult, JudgeIn, Params, ProjectIn, ReviewIn,
+    self, CalibrationInput, CalibrationResult, ComparisonIn, JudgeIn, Params, ProjectIn, ReviewIn,
 };
 use crate::crypto::signing::{
     PUBLICATION_TAG, PUBLICATION_V2_TAG, PublicKey, RUN_TAG, Signer25519,
@@ -44,7 +47,11 @@ pub fn weighted_total(rubric: &[criterion::Model], scores: &HashMap<String, i64>
 }
 
 /// Reads the event's current calibration inputs: every project (duplicates and unsubmitted
-/// ones marked excluded), every judge, and every submitted, non-recused review.
+/// ones marked excluded), every judge, every submitted, non-recused review, and every
+/// comparison (pairwise judging, issue 26) whose judge is not recused from either team.
+/// An event without comparisons gets an input without them, which hashes as before and is
+/// calibrated by the same engine as before; with comparisons the engine is
+/// `verdict-calibrate/6`, scores and comparisons in one model.
 pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<CalibrationInput> {
     let rubric = rubric(db, e.id).await?;
     let projects = project::Entity::find()
@@ -94,6 +101,7 @@ pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
             .map(|id| JudgeIn { id: id.clone() })
             .collect(),
         reviews: vec![],
+        comparisons: vec![],
     };
     for r in reviews
         .iter()
@@ -112,6 +120,43 @@ pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<
             project: (*project).to_owned(),
             score,
         });
+    }
+    let comparisons = comparison::Entity::find()
+        .filter(comparison::Column::EventId.eq(e.id))
+        .order_by_asc(comparison::Column::Id)
+        .all(db)
+        .await?;
+    if !comparisons.is_empty() {
+        let recusals: std::collections::HashSet<(i64, i64)> = recusal::Entity::find()
+            .filter(recusal::Column::EventId.eq(e.id))
+            .all(db)
+            .await?
+            .into_iter()
+            .map(|r| (r.judge_id, r.team_id))
+            .collect();
+        let team_of: HashMap<i64, i64> = projects.iter().map(|p| (p.id, p.team_id)).collect();
+        let recused_from = |judge: i64, project: i64| {
+            team_of
+                .get(&project)
+                .is_some_and(|t| recusals.contains(&(judge, *t)))
+        };
+        for c in comparisons {
+            if recused_from(c.judge_id, c.better_id) || recused_from(c.judge_id, c.worse_id) {
+                continue;
+            }
+            let (Some(judge), Some(better), Some(worse)) = (
+                judge_ids.get(&c.judge_id),
+                project_ids.get(&c.better_id),
+                project_ids.get(&c.worse_id),
+            ) else {
+                continue;
+            };
+            out.comparisons.push(ComparisonIn {
+                judge: judge.clone(),
+                better: (*better).to_owned(),
+                worse: (*worse).to_owned(),
+            });
+        }
     }
     Ok(out)
 }

@@ -28,6 +28,7 @@ fn golden_input() -> CalibrationInput {
             .collect(),
         judges: (0..nj).map(|i| JudgeIn { id: jid(i) }).collect(),
         reviews,
+        comparisons: vec![],
     }
 }
 

@@ -244,6 +244,7 @@ fn random_small_inputs_satisfy_invariants() {
                 .collect(),
             judges: (0..nj).map(|i| JudgeIn { id: jid(i) }).collect(),
             reviews: Vec::new(),
+            comparisons: Vec::new(),
         };
         for _ in 0..rng.index(16) {
             // Occasionally reference unknown ids; scores on a coarse grid so

@@ -6,6 +6,7 @@
 
 mod golden;
 mod invariants;
+mod joint;
 mod ranking;
 mod report;
 mod solver;
@@ -46,6 +47,7 @@ fn input(projects: &[&str], judges: &[&str], reviews: Vec<ReviewIn>) -> Calibrat
             .map(|id| JudgeIn { id: (*id).into() })
             .collect(),
         reviews,
+        comparisons: vec![],
     }
 }
 

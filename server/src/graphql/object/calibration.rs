@@ -41,6 +41,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("JudgeCalibration.scale", Rule::Organizer),
     ("JudgeCalibration.noise", Rule::Organizer),
     ("JudgeCalibration.flag", Rule::Organizer),
+    ("JudgeCalibration.comparisons", Rule::Organizer),
+    ("JudgeCalibration.reliability", Rule::Organizer),
     ("Leaderboard.computedAt", Rule::Organizer),
     ("Leaderboard.connected", Rule::Organizer),
     ("Leaderboard.components", Rule::Organizer),
@@ -188,9 +190,23 @@ impl JudgeCalibration {
     async fn noise(&self) -> f64 {
         self.out.noise.unwrap_or(0.0)
     }
-    /// ok, constant, single_review, discordant, no_reviews or not_comparable.
+    /// ok, constant, single_review, discordant, no_reviews or not_comparable. With
+    /// comparisons (engine `verdict-calibrate/6`), `discordant` also when the judge's
+    /// comparisons are improbably unlike an honest judge's.
     async fn flag(&self) -> &str {
         &self.out.flag
+    }
+    /// The judge's pairwise comparisons that the calibration used (0 when none).
+    async fn comparisons(&self) -> i32 {
+        self.out
+            .comparisons
+            .map_or(0, |c| i32::try_from(c).unwrap_or(i32::MAX))
+    }
+    /// How reliable the judge's comparisons look: the estimated probability that a
+    /// comparison follows project quality rather than a coin toss (0.5 to 1); null for a
+    /// judge without comparisons.
+    async fn reliability(&self) -> Option<f64> {
+        self.out.reliability
     }
 }
 

@@ -208,11 +208,14 @@ impl CalibratedProject {
         self.out().raw_mean
     }
     /// Rank by `rawMean` among the ranked projects (ties share the best rank), to compare
-    /// with `rank`; null when the project is not ranked.
+    /// with `rank`; null when the project is not ranked, or when some ranked project has
+    /// only comparisons and no scores.
     async fn raw_rank(&self) -> Option<i32> {
         self.out().raw_rank.map(|r| r as i32)
     }
-    /// Calibrated quality: judge severity removed.
+    /// Calibrated quality: judge severity removed; on the score scale (0..1) of an average
+    /// judge, or, when the event has comparisons and no scores, on the log-odds scale of
+    /// a comparison.
     async fn quality(&self) -> Option<f64> {
         self.out().quality
     }

@@ -93,6 +93,14 @@ pub(super) fn cases() -> Vec<Case> {
             vars: |w, id| json!({ "e": w.e(), "id": id }),
         },
         Case {
+            site: "PublishedResults.inclusionProof(project)",
+            obj: Project,
+            via: Query("/event/results/inclusionProof"),
+            reference: NONE,
+            query: "query($e: String!, $p: ID!) { event(slug: $e) { results { inclusionProof(project: $p) { leafIndex root entry } } } }",
+            vars: |w, id| json!({ "e": w.e(), "p": id }),
+        },
+        Case {
             site: "Event.calibrationJob(id)",
             obj: Job,
             via: Query("/event/calibrationJob"),

@@ -21,9 +21,7 @@ pub(super) async fn check_mixed(
         review, review_revision,
     };
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
-    use verdict::domain::results::{
-        parse_result, publication_fields, published_at_text, run_signature_ok,
-    };
+    use verdict::domain::results::{PublicationDocument, parse_result, run_signature_ok};
 
     app.audit_head().await;
     let conn = Database::connect(app.db.url()).await.expect("connect");
@@ -305,21 +303,11 @@ pub(super) async fn check_mixed(
                 p.version,
                 run.public_id
             );
-            let version = p.version.to_string();
-            let at = published_at_text(p.published_at);
+            // The signed document as the publication stands: v2 (with its Merkle root) or
+            // v1 (published before roots).
+            let document = PublicationDocument::of(&e.external_id, p, run);
             assert!(
-                key.verify(
-                    PUBLICATION_TAG,
-                    &publication_fields(
-                        &e.external_id,
-                        &version,
-                        p.is_final,
-                        &run.public_id,
-                        &run.result_hash,
-                        &at
-                    ),
-                    &p.signature
-                ),
+                document.signature_ok(key, &p.signature),
                 "{when}: publication {} is not signed",
                 p.version
             );

@@ -17,7 +17,7 @@ use chrono::Utc;
 use sea_orm::{ConnectionTrait, Database, Statement};
 use serde_json::{Value, json};
 use verdict::crypto::sha256_hex;
-use verdict::crypto::signing::{PUBLICATION_TAG, PublicKey};
+use verdict::crypto::signing::PublicKey;
 
 use crate::harness::{App, op, rfc3339, str_at, unique};
 

@@ -516,30 +516,3 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
     }
     r
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A bundle exported before publications carried a Merkle root: by the binary of main
-    /// at 8690749 (`serve --demo`, then `results export --event demo-finals`). Its
-    /// `publication.json` has no root and is signed `verdict.publication.v1`; it verifies
-    /// unchanged, and nothing is said of a root.
-    #[test]
-    fn a_bundle_exported_before_merkle_roots_still_verifies() {
-        let dir =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundle-publication-v1");
-        let publication = std::fs::read_to_string(dir.join("publication.json")).unwrap();
-        assert!(!publication.contains("merkle_root"), "{publication}");
-        let report = verify(&dir, None);
-        assert!(report.ok(), "{:?}", report.failed);
-        assert!(
-            report
-                .passed
-                .contains(&"publication signature (verdict.publication.v1)".to_string()),
-            "{:?}",
-            report.passed
-        );
-        assert!(!report.passed.iter().any(|p| p.contains("Merkle")));
-    }
-}

@@ -815,10 +815,7 @@ pub(crate) fn calibrate_joint(
             out
         })
         .collect();
-    projects.sort_by(|a, b| {
-        let key = |p: &ProjectOut| (p.rank.is_none(), p.rank.unwrap_or(0));
-        key(a).cmp(&key(b)).then_with(|| a.id.cmp(&b.id))
-    });
+    super::sort_by_rank(&mut projects);
 
     // Judges: score flags from the scores' fit, comparison flags from the joint one.
     let main = score_fit.as_ref().map(|f| MainFit {

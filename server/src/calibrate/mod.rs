@@ -574,10 +574,7 @@ pub(crate) fn calibrate_with(
             out
         })
         .collect();
-    projects.sort_by(|a, b| {
-        let key = |p: &ProjectOut| (p.rank.is_none(), p.rank.unwrap_or(0));
-        key(a).cmp(&key(b)).then_with(|| a.id.cmp(&b.id))
-    });
+    sort_by_rank(&mut projects);
 
     let main = fit.as_ref().map(|f| MainFit {
         design: &design,
@@ -654,4 +651,13 @@ pub(crate) fn calibrate_with(
         diagnostics,
         certainty,
     }
+}
+
+/// A result's projects in their published order: ranked ones by rank, then the unranked,
+/// ties by id (v5 and v6 alike).
+fn sort_by_rank(projects: &mut [ProjectOut]) {
+    projects.sort_by(|a, b| {
+        let key = |p: &ProjectOut| (p.rank.is_none(), p.rank.unwrap_or(0));
+        key(a).cmp(&key(b)).then_with(|| a.id.cmp(&b.id))
+    });
 }

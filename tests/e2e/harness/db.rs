@@ -1,6 +1,6 @@
 //! The database behind one test: a fresh SQLite file in a temporary directory, or a fresh
 //! PostgreSQL database created on the server named by `VERDICT_TEST_PG_URL` (default
-//! `postgres://postgres@127.0.0.1:5432/postgres`; when it is unreachable the test is
+//! `postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable`: see `.ci/run` on TLS; when it is unreachable the test is
 //! skipped, unless `CI=true`).
 //!
 //! Shared by two test targets: the end-to-end tests hand [`TestDb::url`] to the binary,
@@ -104,6 +104,49 @@ impl TestDb {
         }
     }
 
+    /// A fresh database with every migration applied, as the binary leaves a new one: a
+    /// copy of a template migrated once per test process ([`template`]). Most tests start a
+    /// server on it, which finds nothing to migrate; starting on an empty database (the
+    /// migrations themselves) is what [`TestDb::create`]'s tests and the setup, backup and
+    /// startup tests do. `None` as for [`TestDb::create`].
+    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+    pub async fn create_migrated(backend: Backend) -> Option<TestDb> {
+        match backend {
+            Backend::Sqlite => {
+                let db = TestDb::create(backend).await?;
+                let template = template::sqlite().await;
+                std::fs::copy(template, db.dir().join("verdict.db"))
+                    .unwrap_or_else(|e| panic!("copy {}: {e}", template.display()));
+                Some(db)
+            }
+            Backend::Postgres => {
+                let base = pg_base_url();
+                let conn = match pg_connect(&base).await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        if std::env::var("CI").as_deref() == Ok("true") {
+                            panic!("PostgreSQL unreachable at {base} (CI=true): {e}");
+                        }
+                        announce_skipped_postgres(&base, &e.to_string());
+                        return None;
+                    }
+                };
+                let template = template::postgres(&base).await;
+                let name = format!("verdict_test_{}", unique());
+                conn.execute_unprepared(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
+                    .await
+                    .unwrap_or_else(|e| panic!("CREATE DATABASE {name} TEMPLATE {template}: {e}"));
+                let _ = conn.close().await;
+                Some(TestDb {
+                    backend,
+                    url: replace_db_name(&base, &name),
+                    dir: tempfile::tempdir().expect("tempdir"),
+                    pg: Some((base, name)),
+                })
+            }
+        }
+    }
+
     /// The database at `url` as it is (a private PostgreSQL cluster's, a SQLite file on a
     /// file system a test made): nothing is created, and nothing dropped afterwards. The
     /// key file goes in a temporary directory of its own.
@@ -160,6 +203,20 @@ impl TestDb {
         let _ = conn.close().await;
     }
 
+    /// Recomputes the audit chain from genesis as `verdict audit verify` does, with the same
+    /// function, on a connection of its own that is closed again: the head seq, or why the
+    /// chain does not verify. In process, because the tests check the chain after nearly
+    /// every step: starting the CLI (a process, its pools, its migration check) for each
+    /// check took most of the longest tests' time on PostgreSQL.
+    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+    pub async fn verify_audit_chain(&self) -> Result<u64, String> {
+        // A task of its own: polled from the runtime's root rather than from inside a test
+        // body, whose frames in a debug build leave too little of a thread's stack for it.
+        tokio::spawn(verify_audit_chain_at(self.url.clone()))
+            .await
+            .map_err(|e| format!("audit verify: {e}"))?
+    }
+
     /// Connect in process and run the migrations (the binary does both itself on start).
     #[allow(dead_code, reason = "used by the in-process tests, not the e2e ones")]
     pub async fn connect(&self) -> verdict::db::Db {
@@ -198,8 +255,9 @@ impl Drop for TestDb {
 }
 
 fn pg_base_url() -> String {
-    std::env::var("VERDICT_TEST_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string())
+    std::env::var("VERDICT_TEST_PG_URL").unwrap_or_else(|_| {
+        "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable".to_string()
+    })
 }
 
 async fn pg_connect(url: &str) -> Result<DatabaseConnection, sea_orm::DbErr> {
@@ -243,4 +301,130 @@ fn announce_skipped_postgres(base: &str, error: &str) {
              pass WITHOUT RUNNING. Start PostgreSQL or set VERDICT_TEST_PG_URL; CI=true requires it.\n"
         );
     });
+}
+
+/// See [`TestDb::verify_audit_chain`].
+#[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+async fn verify_audit_chain_at(url: String) -> Result<u64, String> {
+    use verdict::audit::{Verification, verify};
+    let mut opts = ConnectOptions::new(url.clone());
+    opts.max_connections(1)
+        .sqlx_logging(false)
+        .map_sqlx_sqlite_opts(|o| o.busy_timeout(Duration::from_secs(30)));
+    let conn = Database::connect(opts)
+        .await
+        .map_err(|e| format!("audit verify: connect to {url}: {e}"))?;
+    let out = verify(&conn).await;
+    let _ = conn.close().await;
+    match out.map_err(|e| format!("audit verify failed: {e}"))? {
+        Verification::Intact { seq, .. } => {
+            u64::try_from(seq).map_err(|_| format!("audit verify: head seq {seq}"))
+        }
+        Verification::Broken { seq, reason } => {
+            Err(format!("audit chain broken at seq {seq}: {reason}"))
+        }
+    }
+}
+
+/// The migrated templates of [`TestDb::create_migrated`]: made once per test process, on
+/// first use, with the migrations the binary runs (the `migration` crate, in process).
+/// Named by the process id, so concurrent test processes (other checkouts, other test
+/// binaries) never share one; those left by processes that are gone are removed when the
+/// next one is made.
+#[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+mod template {
+    use std::path::{Path, PathBuf};
+
+    use migration::MigratorTrait;
+    use sea_orm::ConnectionTrait;
+    use tokio::sync::OnceCell;
+
+    use super::{pg_connect, replace_db_name};
+
+    const PREFIX: &str = "verdict_template_";
+
+    fn alive(pid: &str) -> bool {
+        Path::new("/proc").join(pid).exists()
+    }
+
+    /// The SQLite file every test's database is copied from.
+    pub async fn sqlite() -> &'static Path {
+        static FILE: OnceCell<PathBuf> = OnceCell::const_new();
+        FILE.get_or_init(|| async {
+            let root = std::env::temp_dir();
+            if let Ok(entries) = std::fs::read_dir(&root) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if let Some(pid) = name.strip_prefix(PREFIX)
+                        && !alive(pid)
+                    {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+            let dir = root.join(format!("{PREFIX}{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("the template's directory");
+            // Migrated by the binary's own connection (its pragmas), then copied out whole
+            // (`VACUUM INTO`: one file, nothing left in a journal beside it).
+            let build = dir.join("build.db");
+            let file = dir.join("verdict.db");
+            let _ = std::fs::remove_file(&build);
+            let _ = std::fs::remove_file(&file);
+            let url = format!("sqlite://{}?mode=rwc", build.display());
+            let db = verdict::db::Db::connect(&url)
+                .await
+                .unwrap_or_else(|e| panic!("connect to {url}: {e}"));
+            db.migrate().await.expect("migrate the template");
+            db.conn
+                .execute_unprepared(&format!("VACUUM INTO '{}'", file.display()))
+                .await
+                .expect("VACUUM INTO the template");
+            db.conn.close().await.expect("close the template");
+            file
+        })
+        .await
+    }
+
+    /// The PostgreSQL database every test's database is created from (`CREATE DATABASE ...
+    /// TEMPLATE`, which needs nobody connected to it: the connection that migrated it is
+    /// closed before it is used).
+    pub async fn postgres(base: &str) -> &'static str {
+        static NAME: OnceCell<String> = OnceCell::const_new();
+        NAME.get_or_init(|| async {
+            let conn = pg_connect(base).await.expect("PostgreSQL");
+            let rows = conn
+                .query_all_raw(sea_orm::Statement::from_string(
+                    conn.get_database_backend(),
+                    format!("SELECT datname FROM pg_database WHERE datname LIKE '{PREFIX}%'"),
+                ))
+                .await
+                .expect("list the templates");
+            for row in rows {
+                let Ok(name) = row.try_get_by_index::<String>(0) else {
+                    continue;
+                };
+                if name.strip_prefix(PREFIX).is_some_and(|pid| !alive(pid)) {
+                    let _ = conn
+                        .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                        .await;
+                }
+            }
+            let name = format!("{PREFIX}{}", std::process::id());
+            let _ = conn
+                .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .await;
+            conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+                .await
+                .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+            let _ = conn.close().await;
+            let url = replace_db_name(base, &name);
+            let conn = pg_connect(&url).await.expect("the template");
+            migration::Migrator::up(&conn, None)
+                .await
+                .expect("migrate the template");
+            conn.close().await.expect("close the template");
+            name
+        })
+        .await
+    }
 }

@@ -102,7 +102,7 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let _timer = Timer::start();
-    let Some(db) = TestDb::create(backend).await else {
+    let Some(db) = TestDb::create_migrated(backend).await else {
         return;
     };
     let db = Arc::new(db);

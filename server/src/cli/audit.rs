@@ -20,7 +20,7 @@ pub(super) enum AuditCmd {
 pub(super) async fn run(store: &StoreConfig, cmd: AuditCmd) -> AppResult<ExitCode> {
     let db = open(store).await?;
     match cmd {
-        AuditCmd::Verify => match audit::verify(&db.conn).await? {
+        AuditCmd::Verify => match audit::verify_snapshot(&db).await? {
             Verification::Intact {
                 seq,
                 hash,

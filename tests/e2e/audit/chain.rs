@@ -6,31 +6,58 @@ pub(super) async fn concurrent_burst_keeps_the_chain_intact(app: App) {
     let event_before = app.audit_count(&s.organizer_a, &s.event_a).await;
 
     const N: usize = 500;
-    let results: Vec<Value> = stream::iter(0..N)
-        .map(|i| {
-            let app = &app;
-            let s = &s;
-            async move {
-                if i % 2 == 0 {
-                    app.gql_as(
-                        &s.participant_a,
-                        op("UpdateProject"),
-                        json!({ "id": s.draft, "input": { "tagline": format!("revision {i}") } }),
-                    )
-                    .await
-                } else {
-                    app.gql_as(
-                        &s.organizer_a,
-                        op("CreateTrack"),
-                        json!({ "event": s.event_a, "name": format!("Track {i}") }),
-                    )
-                    .await
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let burst = async {
+        let results: Vec<Value> = stream::iter(0..N)
+            .map(|i| {
+                let app = &app;
+                let s = &s;
+                async move {
+                    if i % 2 == 0 {
+                        app.gql_as(
+                            &s.participant_a,
+                            op("UpdateProject"),
+                            json!({ "id": s.draft, "input": { "tagline": format!("revision {i}") } }),
+                        )
+                        .await
+                    } else {
+                        app.gql_as(
+                            &s.organizer_a,
+                            op("CreateTrack"),
+                            json!({ "event": s.event_a, "name": format!("Track {i}") }),
+                        )
+                        .await
+                    }
                 }
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        results
+    };
+    // `verdict audit verify` while the burst commits: it reads one snapshot, so it never
+    // sees a head ahead of the rows it read (read statement by statement, it did).
+    let verifier = async {
+        let mut runs = 0;
+        let mut broken = vec![];
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            let out = app.cli(&["audit", "verify"]).await;
+            runs += 1;
+            if !out.success() {
+                broken.push(out.stdout.trim().to_string());
             }
-        })
-        .buffer_unordered(16)
-        .collect()
-        .await;
+        }
+        (runs, broken)
+    };
+    let (results, (runs, broken)) = tokio::join!(burst, verifier);
+    assert!(
+        broken.is_empty(),
+        "audit verify failed {} of {runs} times during the burst, first: {:?}",
+        broken.len(),
+        broken.first()
+    );
+    assert!(runs >= 3, "audit verify ran {runs} times during the burst");
     let failed: Vec<&Value> = results
         .iter()
         .filter(|r| error_code(r).is_some() || r.get("errors").is_some())

@@ -204,10 +204,11 @@ impl TestDb {
     }
 
     /// Recomputes the audit chain from genesis as `verdict audit verify` does, with the same
-    /// function, on a connection of its own that is closed again: the head seq, or why the
-    /// chain does not verify. In process, because the tests check the chain after nearly
-    /// every step: starting the CLI (a process, its pools, its migration check) for each
-    /// check took most of the longest tests' time on PostgreSQL.
+    /// function (one snapshot), on connections of its own that are closed again: the head
+    /// seq once every committed entry is on the chain, or why the chain does not verify.
+    /// In process, because the tests check the chain after nearly every step: starting the
+    /// CLI (a process, its pools, its migration check) for each check took most of the
+    /// longest tests' time on PostgreSQL.
     #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
     pub async fn verify_audit_chain(&self) -> Result<u64, String> {
         // A task of its own: polled from the runtime's root rather than from inside a test
@@ -306,20 +307,32 @@ fn announce_skipped_postgres(base: &str, error: &str) {
 /// See [`TestDb::verify_audit_chain`].
 #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
 async fn verify_audit_chain_at(url: String) -> Result<u64, String> {
-    use verdict::audit::{Verification, verify};
-    let mut opts = ConnectOptions::new(url.clone());
-    opts.max_connections(1)
-        .sqlx_logging(false)
-        .map_sqlx_sqlite_opts(|o| o.busy_timeout(Duration::from_secs(30)));
-    let conn = Database::connect(opts)
+    use verdict::audit::{Verification, verify_snapshot};
+    let db = verdict::db::Db::connect(&url)
         .await
         .map_err(|e| format!("audit verify: connect to {url}: {e}"))?;
-    let out = verify(&conn).await;
-    let _ = conn.close().await;
-    match out.map_err(|e| format!("audit verify failed: {e}"))? {
-        Verification::Intact { seq, .. } => {
-            u64::try_from(seq).map_err(|_| format!("audit verify: head seq {seq}"))
+    // Entries committed but not yet on the chain are left only by a process that died
+    // between a write's commit and its sequencing; a running server appends them within a
+    // second (`audit::sequencer`), and the chain is only whole once it has.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let out = loop {
+        match verify_snapshot(&db).await {
+            Ok(Verification::Intact { pending, .. })
+                if pending > 0 && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            out => break out,
         }
+    };
+    let _ = db.conn.close().await;
+    match out.map_err(|e| format!("audit verify failed: {e}"))? {
+        Verification::Intact {
+            pending: 0, seq, ..
+        } => u64::try_from(seq).map_err(|_| format!("audit verify: head seq {seq}")),
+        Verification::Intact { pending, seq, .. } => Err(format!(
+            "audit verify: head seq {seq}, and {pending} entries still not on the chain after 10 s"
+        )),
         Verification::Broken { seq, reason } => {
             Err(format!("audit chain broken at seq {seq}: {reason}"))
         }

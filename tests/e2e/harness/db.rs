@@ -65,13 +65,32 @@ pub struct TestDb {
 impl TestDb {
     /// `None` when PostgreSQL is unreachable and the run is not CI (the test is skipped).
     pub async fn create(backend: Backend) -> Option<TestDb> {
+        TestDb::make(backend, false).await
+    }
+
+    /// A fresh database with every migration applied, as the binary leaves a new one: a
+    /// copy of a template migrated once per test process ([`template`]). Most tests start a
+    /// server on it, which finds nothing to migrate; starting on an empty database (the
+    /// migrations themselves) is what [`TestDb::create`]'s tests and the setup, backup and
+    /// startup tests do. `None` as for [`TestDb::create`].
+    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
+    pub async fn create_migrated(backend: Backend) -> Option<TestDb> {
+        TestDb::make(backend, true).await
+    }
+
+    async fn make(backend: Backend, migrated: bool) -> Option<TestDb> {
         let dir = tempfile::tempdir().expect("tempdir");
         match backend {
             Backend::Sqlite => {
-                let url = format!("sqlite://{}/verdict.db?mode=rwc", dir.path().display());
+                let file = dir.path().join("verdict.db");
+                if migrated {
+                    let template = template::sqlite().await;
+                    std::fs::copy(template, &file)
+                        .unwrap_or_else(|e| panic!("copy {}: {e}", template.display()));
+                }
                 Some(TestDb {
                     backend,
-                    url,
+                    url: format!("sqlite://{}?mode=rwc", file.display()),
                     dir,
                     pg: None,
                 })
@@ -89,58 +108,22 @@ impl TestDb {
                     }
                 };
                 let name = format!("verdict_test_{}", unique());
-                conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-                    .await
-                    .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
-                let _ = conn.close().await;
-                let url = replace_db_name(&base, &name);
-                Some(TestDb {
-                    backend,
-                    url,
-                    dir,
-                    pg: Some((base, name)),
-                })
-            }
-        }
-    }
-
-    /// A fresh database with every migration applied, as the binary leaves a new one: a
-    /// copy of a template migrated once per test process ([`template`]). Most tests start a
-    /// server on it, which finds nothing to migrate; starting on an empty database (the
-    /// migrations themselves) is what [`TestDb::create`]'s tests and the setup, backup and
-    /// startup tests do. `None` as for [`TestDb::create`].
-    #[allow(dead_code, reason = "used by the e2e tests, not the in-process ones")]
-    pub async fn create_migrated(backend: Backend) -> Option<TestDb> {
-        match backend {
-            Backend::Sqlite => {
-                let db = TestDb::create(backend).await?;
-                let template = template::sqlite().await;
-                std::fs::copy(template, db.dir().join("verdict.db"))
-                    .unwrap_or_else(|e| panic!("copy {}: {e}", template.display()));
-                Some(db)
-            }
-            Backend::Postgres => {
-                let base = pg_base_url();
-                let conn = match pg_connect(&base).await {
-                    Ok(c) => c,
-                    Err(e) => {
-                        if std::env::var("CI").as_deref() == Ok("true") {
-                            panic!("PostgreSQL unreachable at {base} (CI=true): {e}");
-                        }
-                        announce_skipped_postgres(&base, &e.to_string());
-                        return None;
-                    }
+                let create = if migrated {
+                    format!(
+                        "CREATE DATABASE {name} TEMPLATE {}",
+                        template::postgres(&base).await
+                    )
+                } else {
+                    format!("CREATE DATABASE {name}")
                 };
-                let template = template::postgres(&base).await;
-                let name = format!("verdict_test_{}", unique());
-                conn.execute_unprepared(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
+                conn.execute_unprepared(&create)
                     .await
-                    .unwrap_or_else(|e| panic!("CREATE DATABASE {name} TEMPLATE {template}: {e}"));
+                    .unwrap_or_else(|e| panic!("{create}: {e}"));
                 let _ = conn.close().await;
                 Some(TestDb {
                     backend,
                     url: replace_db_name(&base, &name),
-                    dir: tempfile::tempdir().expect("tempdir"),
+                    dir,
                     pg: Some((base, name)),
                 })
             }

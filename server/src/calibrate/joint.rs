@@ -66,7 +66,7 @@ use super::fit::{self, ModelFit, ModelOptions};
 use super::judge_flags::FALSE_DISCOVERY_RATE;
 use super::model::{Design, Engine, factor_dense};
 use super::posterior::{self, Draws};
-use super::prep::{Prepared, Rev};
+use super::prep::{Components, Prepared, Rev, main_component};
 use super::progress::{Progress, Stage};
 use super::report;
 use super::rng::{Rng, STREAM_POSTERIOR};
@@ -141,78 +141,31 @@ fn usable_comparisons(input: &CalibrationInput, prep: &Prepared) -> (Vec<Cmp>, u
 
 /// Which projects and judges are ranked: the largest component of the graph whose edges
 /// are reviews (judge–project) and comparisons (project–project; a comparison judge has no
-/// parameter that would tie their pairs together). Same tie-break as `prep::components`.
-struct Components {
-    count: u32,
-    project_in_main: Vec<bool>,
-    judge_in_main: Vec<bool>,
-}
-
+/// parameter that would tie their pairs together), chosen as `prep::components` chooses.
 fn components(np: usize, nj: usize, reviews: &[Rev], cmps: &[Cmp]) -> Components {
     let mut dsu = Dsu::new(np + nj);
-    let mut has = vec![false; np + nj];
+    let mut linked = vec![false; np + nj];
     for r in reviews {
         dsu.union(r.p, np + r.j);
-        has[r.p] = true;
-        has[np + r.j] = true;
+        linked[r.p] = true;
+        linked[np + r.j] = true;
     }
     for c in cmps {
         dsu.union(c.better, c.worse);
-        has[c.better] = true;
-        has[c.worse] = true;
+        linked[c.better] = true;
+        linked[c.worse] = true;
     }
-    let mut stats: Vec<(usize, usize, usize)> = vec![(0, 0, usize::MAX); np + nj];
-    for r in reviews {
-        let root = dsu.find(r.p);
-        stats[root].1 += 1;
-    }
+    let links = reviews
+        .iter()
+        .map(|r| r.p)
+        .chain(cmps.iter().map(|c| c.better));
+    let mut main = main_component(np, nj, &mut dsu, &linked, links);
     for c in cmps {
-        let root = dsu.find(c.better);
-        stats[root].1 += 1;
-    }
-    for p in (0..np).filter(|&p| has[p]) {
-        let root = dsu.find(p);
-        stats[root].0 += 1;
-        stats[root].2 = stats[root].2.min(p);
-    }
-    let mut count = 0u32;
-    let mut best: Option<usize> = None;
-    for node in 0..np + nj {
-        if !has[node] || dsu.find(node) != node {
-            continue;
-        }
-        count += 1;
-        let better = match best {
-            None => true,
-            Some(b) => {
-                let (sa, sb) = (stats[node], stats[b]);
-                (sa.0, sa.1, std::cmp::Reverse(sa.2)) > (sb.0, sb.1, std::cmp::Reverse(sb.2))
-            }
-        };
-        if better {
-            best = Some(node);
+        if main.project_in_main[c.better] {
+            main.judge_in_main[c.j] = true;
         }
     }
-    let mut project_in_main = vec![false; np];
-    let mut judge_in_main = vec![false; nj];
-    if let Some(root) = best {
-        for p in 0..np {
-            project_in_main[p] = has[p] && dsu.find(p) == root;
-        }
-        for j in 0..nj {
-            judge_in_main[j] = has[np + j] && dsu.find(np + j) == root;
-        }
-        for c in cmps {
-            if project_in_main[c.better] {
-                judge_in_main[c.j] = true;
-            }
-        }
-    }
-    Components {
-        count,
-        project_in_main,
-        judge_in_main,
-    }
+    main
 }
 
 /// The joint problem in local indices: `n` projects, then `m` score judges.

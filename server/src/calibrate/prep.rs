@@ -97,19 +97,33 @@ pub(crate) struct Components {
 /// through chains of shared judges have comparable calibrated scores.
 pub(crate) fn components(np: usize, nj: usize, reviews: &[Rev]) -> Components {
     let mut dsu = Dsu::new(np + nj);
-    for r in reviews {
-        dsu.union(r.p, np + r.j);
-    }
-    // Per root: (projects, reviews, smallest project index).
-    let mut stats: Vec<(usize, usize, usize)> = vec![(0, 0, usize::MAX); np + nj];
     let mut has_review = vec![false; np + nj];
     for r in reviews {
+        dsu.union(r.p, np + r.j);
         has_review[r.p] = true;
         has_review[np + r.j] = true;
-        let root = dsu.find(r.p);
+    }
+    main_component(np, nj, &mut dsu, &has_review, reviews.iter().map(|r| r.p))
+}
+
+/// The components of a graph joined in `dsu` (`np` projects, then `nj` judges) and which
+/// one is ranked: the most projects, then the most links, then the smallest project index.
+/// `linked[node]` says whether a node has a link; `link_projects` gives one project of
+/// each link (reviews, and in engine v6 comparisons), to count the links per component.
+pub(crate) fn main_component(
+    np: usize,
+    nj: usize,
+    dsu: &mut Dsu,
+    linked: &[bool],
+    link_projects: impl Iterator<Item = usize>,
+) -> Components {
+    // Per root: (projects, links, smallest project index).
+    let mut stats: Vec<(usize, usize, usize)> = vec![(0, 0, usize::MAX); np + nj];
+    for p in link_projects {
+        let root = dsu.find(p);
         stats[root].1 += 1;
     }
-    for p in (0..np).filter(|&p| has_review[p]) {
+    for p in (0..np).filter(|&p| linked[p]) {
         let root = dsu.find(p);
         stats[root].0 += 1;
         stats[root].2 = stats[root].2.min(p);
@@ -117,7 +131,7 @@ pub(crate) fn components(np: usize, nj: usize, reviews: &[Rev]) -> Components {
     let mut count = 0u32;
     let mut best: Option<usize> = None;
     for node in 0..np + nj {
-        if !has_review[node] || dsu.find(node) != node {
+        if !linked[node] || dsu.find(node) != node {
             continue;
         }
         count += 1;
@@ -136,10 +150,10 @@ pub(crate) fn components(np: usize, nj: usize, reviews: &[Rev]) -> Components {
     let mut judge_in_main = vec![false; nj];
     if let Some(root) = best {
         for p in 0..np {
-            project_in_main[p] = has_review[p] && dsu.find(p) == root;
+            project_in_main[p] = linked[p] && dsu.find(p) == root;
         }
         for j in 0..nj {
-            judge_in_main[j] = has_review[np + j] && dsu.find(np + j) == root;
+            judge_in_main[j] = linked[np + j] && dsu.find(np + j) == root;
         }
     }
     Components {

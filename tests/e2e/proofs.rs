@@ -2,7 +2,8 @@
 //! that verifies offline against the signed root; any changed byte of a proof, its entry or
 //! its root fails `verdict results verify-proof`; a proof under another version's root
 //! fails; two versions compare entry by entry; a publication without a root (v1) still
-//! verifies.
+//! verifies, and one made before roots existed has no proof, says so, and its bundle
+//! verifies as it did.
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ e2e! {
         "--request-timeout", "600", "--max-body", "8388608"
     ],
     proofs_fail_on_a_changed_byte_and_under_another_versions_root,
+    proofs_none_for_a_publication_from_before_the_roots,
 }
 
 const PROOF: &str = "query($e: String!, $p: ID!) { event(slug: $e) { results { version \
@@ -418,4 +420,229 @@ async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App)
                 .contains(&"publication signature (verdict.publication.v1)".to_string())
         );
     }
+}
+
+/// Publishes `run` of the event `slug` as Verdict did before publications carried a Merkle
+/// root (before migration `m20261205_030001_publication_roots`), which is how a database
+/// of that time holds it: the old `domain::results::publish` in one transaction, the
+/// `results.published` audit entry with the v1 payload (no root, no size) and the row
+/// signed as a `verdict.publication.v1` document, `merkle_root` and `merkle_size` null.
+/// No code path writes one any more, so it is written here; nulling the columns of a new
+/// publication would not make one, since its signature and its audit entry cover the root.
+async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &str) {
+    use entity::{calibration_run, event, result_publication};
+    use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+    use verdict::audit::{self, Entry};
+
+    let conn = sea_orm::Database::connect(app.db.url())
+        .await
+        .expect("connect");
+    let txn = conn.begin().await.expect("begin");
+    let e = event::Entity::find()
+        .filter(event::Column::Slug.eq(slug))
+        .one(&txn)
+        .await
+        .expect("read the event")
+        .expect("the event");
+    let run = calibration_run::Entity::find()
+        .filter(calibration_run::Column::PublicId.eq(run))
+        .one(&txn)
+        .await
+        .expect("read the run")
+        .expect("the run");
+    let at = chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 6);
+    let at_text = audit::canonical_time(at);
+    let public = verdict::crypto::public_id("pub");
+    let seq = audit::append(
+        &txn,
+        "e2e-v1",
+        Entry::new("results.published", "result_publication", &public)
+            .by(actor)
+            .in_event(&e.external_id)
+            .with(json!({
+                "version": 1,
+                "final": false,
+                "run": run.public_id,
+                "result_hash": run.result_hash,
+                "published_at": at_text,
+            }))
+            .at(at),
+    )
+    .await
+    .expect("append the audit entry");
+    let document = PublicationDocument {
+        event: e.external_id.clone(),
+        version: 1,
+        is_final: false,
+        run: run.public_id.clone(),
+        result_hash: run.result_hash.clone(),
+        published_at: at_text,
+        merkle_root: None,
+        tree_size: None,
+    };
+    let signer = verdict::crypto::signing::Signer25519::load(&app.db.key_file())
+        .expect("read the key")
+        .expect("the server's key file");
+    result_publication::ActiveModel {
+        public_id: Set(public),
+        event_id: Set(e.id),
+        run_id: Set(run.id),
+        version: Set(1),
+        is_final: Set(false),
+        published_at: Set(at),
+        published_by: Set(actor.to_owned()),
+        signature: Set(document.sign(&signer)),
+        audit_seq: Set(seq),
+        merkle_root: Set(None),
+        merkle_size: Set(None),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await
+    .expect("insert the publication");
+    txn.commit().await.expect("commit");
+    let _ = conn.close().await;
+}
+
+/// A publication from before the roots, on a database that has since been migrated: no
+/// inclusion proof (null, not an error), `results prove` says why, its bundle (a v1 one)
+/// verifies offline as before, and the next publication, made by this version, has proofs.
+async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
+    let admin = app.site_admin().await;
+    let actor = app
+        .ok(Some(&admin), "{ viewer { user { id } } }", json!({}))
+        .await;
+    let actor = str_at(&actor, "/viewer/user/id");
+    let tag = unique();
+    let slug = format!("csv-{tag}");
+    app.ok(
+        Some(&admin),
+        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+        json!({ "f": judged_fixture(&tag) }),
+    )
+    .await;
+    let run = app
+        .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
+        .await;
+    let run = str_at(&run, "/runCalibration/id");
+    publish_as_before_the_roots(&app, &slug, &run, &actor).await;
+    let audit = app.cli(&["audit", "verify"]).await;
+    assert!(
+        audit.success(),
+        "the old publication's entry is on the chain: {audit:?}"
+    );
+
+    // GraphQL: the publication is there, and its proof is null without an error.
+    let project = format!("p2_{tag}");
+    let got = app
+        .ok(None, PROOF, json!({ "e": slug, "p": project }))
+        .await;
+    assert_eq!(got["event"]["results"]["version"], 1, "{got}");
+    assert_eq!(
+        got["event"]["results"]["inclusionProof"],
+        Value::Null,
+        "{got}"
+    );
+
+    // The CLI says there is no proof for that version, and why; it writes no file.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("v1.json");
+    let out = app
+        .cli(&[
+            "results",
+            "prove",
+            "--event",
+            &slug,
+            "--project",
+            &project,
+            "--out",
+            file.to_str().expect("utf-8"),
+        ])
+        .await;
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "version 1 was published before results carried a Merkle root \
+             (a verdict.publication.v1 document): it has no inclusion proofs"
+        ),
+        "{out:?}"
+    );
+    assert!(!file.exists(), "a proof file was written");
+
+    // Its bundle is a v1 bundle, exactly as before, and verifies against the pinned key.
+    let key = fingerprint(&app).await;
+    let bundle = dir.path().join("bundle");
+    export(&app, &slug, &bundle).await;
+    let publication = std::fs::read_to_string(bundle.join("publication.json")).expect("read");
+    assert!(!publication.contains("merkle_root"), "{publication}");
+    assert!(!publication.contains("tree_size"), "{publication}");
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["results", "verify"])
+        .arg(&bundle)
+        .args(["--key", &key])
+        .env_remove("VERDICT_DATABASE_URL")
+        .output()
+        .expect("run results verify");
+    let stdout = String::from_utf8_lossy(&verified.stdout);
+    assert_eq!(verified.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("ok    publication signature (verdict.publication.v1)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ok    the publication's audit entry records this publication"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Merkle root"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("PASS"), "{stdout}");
+
+    // The next publication is made by this version: it has proofs; version 1 still has
+    // none, and the two compare entry by entry (the same run: every entry kept).
+    app.ok(Some(&admin), PUBLISH, json!({ "e": slug, "r": run }))
+        .await;
+    let got = app
+        .ok(None, PROOF, json!({ "e": slug, "p": project }))
+        .await;
+    assert_eq!(got["event"]["results"]["version"], 2, "{got}");
+    assert_eq!(
+        got["event"]["results"]["inclusionProof"]["signedTag"], "verdict.publication.v2",
+        "{got}"
+    );
+    let v2 = dir.path().join("v2.json");
+    prove(&app, &slug, &project, Some(2), &v2).await;
+    let (code, stdout) = verify_proof(&v2, &key);
+    assert_eq!(code, Some(0), "{stdout}");
+    let again = app
+        .cli(&[
+            "results",
+            "prove",
+            "--event",
+            &slug,
+            "--project",
+            &project,
+            "--version",
+            "1",
+        ])
+        .await;
+    assert_eq!(again.code, Some(1), "{again:?}");
+    assert!(
+        again.stderr.contains("it has no inclusion proofs"),
+        "{again:?}"
+    );
+    let out = app
+        .cli(&["results", "consistency", "--event", &slug, "--from", "1"])
+        .await;
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("ok    version 1 is a verdict.publication.v1 document (no root)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("ok    version 2 keeps all 4 entries of version 1 byte for byte"),
+        "{}",
+        out.stdout
+    );
 }

@@ -58,46 +58,34 @@ impl Signer25519 {
         Ok(Signer25519 { key })
     }
 
-    /// Loads the key from `path`, or creates it there on first start: created exclusively
-    /// (never overwriting a key that appeared meanwhile) with mode 0600.
+    /// Loads the key from `path`, or creates it there on first start, never overwriting a
+    /// key that appeared meanwhile. The key is written whole (mode 0600, synced) to a
+    /// temporary file beside `path` and published by a hard link, which fails when `path`
+    /// exists: so `path` is either absent or holds a whole key, and a second process that
+    /// starts at the same moment (two servers on one volume) loads the first one's key
+    /// rather than reading a file not yet written.
     pub fn load_or_create(path: &Path) -> AppResult<Signer25519> {
-        match std::fs::read_to_string(path) {
-            Ok(pem) => Self::from_pem(path, &pem),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let mut secret = [0u8; 32];
-                rand::rng().fill_bytes(&mut secret);
-                let key = SigningKey::from_bytes(&secret);
-                let pem = key.to_pkcs8_pem(LineEnding::LF).map_err(|e| {
-                    AppError::Internal(format!("cannot encode the signing key: {e}"))
-                })?;
-                let mut opts = std::fs::OpenOptions::new();
-                opts.write(true).create_new(true);
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::OpenOptionsExt;
-                    opts.mode(0o600);
-                }
-                match opts.open(path) {
-                    Ok(mut f) => {
-                        f.write_all(pem.as_bytes())
-                            .and_then(|_| f.sync_all())
-                            .map_err(|e| {
-                                AppError::Internal(format!("cannot write {}: {e}", path.display()))
-                            })?;
-                        Ok(Signer25519 { key })
-                    }
-                    // Another process created it first: use theirs.
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        Self::load_or_create(path)
-                    }
-                    Err(e) => Err(AppError::Internal(format!(
-                        "cannot create {}: {e}",
-                        path.display()
-                    ))),
-                }
-            }
+        if let Some(signer) = Self::load(path)? {
+            return Ok(signer);
+        }
+        let mut secret = [0u8; 32];
+        rand::rng().fill_bytes(&mut secret);
+        let key = SigningKey::from_bytes(&secret);
+        let pem = key
+            .to_pkcs8_pem(LineEnding::LF)
+            .map_err(|e| AppError::Internal(format!("cannot encode the signing key: {e}")))?;
+        let tmp = temp_beside(path);
+        let published = write_new(&tmp, pem.as_bytes()).and_then(|()| {
+            std::fs::hard_link(&tmp, path)?;
+            sync_dir(path)
+        });
+        let _ = std::fs::remove_file(&tmp);
+        match published {
+            Ok(()) => Ok(Signer25519 { key }),
+            // Another process published its key first: use theirs.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Self::load_or_create(path),
             Err(e) => Err(AppError::Internal(format!(
-                "cannot read {}: {e}",
+                "cannot create the signing key {}: {e}",
                 path.display()
             ))),
         }
@@ -116,6 +104,49 @@ impl Signer25519 {
         let pre = super::sha256_fields(tag, fields);
         hex::encode(self.key.sign(pre.as_bytes()).to_bytes())
     }
+}
+
+/// A name for a temporary file in `path`'s directory, unique to this call.
+fn temp_beside(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut nonce = [0u8; 8];
+    rand::rng().fill_bytes(&mut nonce);
+    path.with_file_name(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        hex::encode(nonce)
+    ))
+}
+
+/// Creates `path` (it must not exist) with mode 0600, writes `bytes` and syncs them.
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Syncs the directory holding `path`, so its new name survives a crash.
+fn sync_dir(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// A public verification key.
@@ -180,6 +211,40 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&path).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    /// Two servers starting on one volume at once: every caller gets the one key, none
+    /// reads a key file not yet written, and no temporary file is left behind.
+    #[test]
+    fn concurrent_first_starts_all_load_the_one_key() {
+        const THREADS: usize = 16;
+        for round in 0..50 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("signing.key");
+            let start = std::sync::Barrier::new(THREADS);
+            let got: Vec<Result<String, String>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..THREADS)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            Signer25519::load_or_create(&path)
+                                .map(|k| k.fingerprint())
+                                .map_err(|e| e.to_string())
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let on_disk = Signer25519::load(&path).unwrap().unwrap().fingerprint();
+            for (i, g) in got.iter().enumerate() {
+                assert_eq!(g.as_ref(), Ok(&on_disk), "round {round}, thread {i}");
+            }
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, vec![std::ffi::OsString::from("signing.key")]);
         }
     }
 

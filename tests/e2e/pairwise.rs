@@ -16,6 +16,7 @@ e2e! {
     copies_of_one_tap_sent_together_count_once,
     a_track_judged_by_comparisons_beside_tracks_judged_by_scores,
     comparisons_rank_the_leaderboard_and_a_published_run_verifies_offline,
+    a_comparison_and_its_revision_reach_the_live_leaderboard,
 }
 
 /// An event with judging about to open (in an hour), six submitted projects of three
@@ -809,4 +810,56 @@ async fn comparisons_rank_the_leaderboard_and_a_published_run_verifies_offline(a
         stdout.contains("verdict-calibrate/6"),
         "the verifier re-ran engine v6: {stdout}"
     );
+}
+
+const LIVE_BOARD: &str = "subscription($e: String!) { leaderboardUpdated(event: $e) { computedAt projects { project { id } rank } } }";
+
+/// The titles a `leaderboardUpdated` message ranks, best first.
+fn ranked_titles(f: &Floor, msg: &Value) -> Vec<String> {
+    assert_eq!(msg["type"], "next", "{msg}");
+    let projects = msg["payload"]["data"]["leaderboardUpdated"]["projects"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a leaderboard: {msg}"));
+    let mut ranked: Vec<(i64, String)> = projects
+        .iter()
+        .filter(|p| !p["rank"].is_null())
+        .map(|p| {
+            (
+                p["rank"].as_i64().expect("rank"),
+                f.title(&str_at(p, "/project/id")),
+            )
+        })
+        .collect();
+    ranked.sort();
+    ranked.into_iter().map(|(_, title)| title).collect()
+}
+
+/// The organizers' live leaderboard hears of comparisons as it hears of saved reviews: a
+/// comparison recorded, then revised the other way round, each reach a `leaderboardUpdated`
+/// subscriber over `/graphql/ws` with the ranking they make, without a reload.
+async fn a_comparison_and_its_revision_reach_the_live_leaderboard(app: App) {
+    let f = floor(&app).await;
+    pairwise_and_open(&app, &f).await;
+    let mut ws = app
+        .ws(json!({ "authorization": format!("Bearer {}", f.admin) }))
+        .await;
+    ws.subscribe("board", LIVE_BOARD, json!({ "e": f.slug }))
+        .await;
+    crate::subscription::running(&app, 1).await;
+
+    data(&compare(&app, &f, "A2", "A1", None).await);
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(20))
+        .await
+        .expect("the leaderboard is recomputed after a comparison");
+    assert_eq!(ranked_titles(&f, &msg), ["A2", "A1"], "{msg}");
+
+    // The judge changes their mind: the revision moves the leaderboard too.
+    let d = compare(&app, &f, "A1", "A2", None).await;
+    assert_eq!(data(&d)["compareProjects"]["version"], 2, "{d}");
+    let msg = ws
+        .next_json(std::time::Duration::from_secs(20))
+        .await
+        .expect("the leaderboard is recomputed after a revised comparison");
+    assert_eq!(ranked_titles(&f, &msg), ["A1", "A2"], "{msg}");
 }

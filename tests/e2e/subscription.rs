@@ -110,7 +110,7 @@ async fn many_subscribers_all_hear_it(app: App) {
 
 /// Waits until the server counts exactly `n` subscriptions running (the gauge follows a
 /// `subscribe` or a `complete` a moment later); fails after 10 s.
-async fn running(app: &App, n: usize) {
+pub(crate) async fn running(app: &App, n: usize) {
     const GAUGE: &str = "verdict_graphql_subscriptions_active";
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {

@@ -24,7 +24,8 @@ pub enum BusEvent {
         event_id: i64,
         project: Arc<project::Model>,
     },
-    /// A review, assignment or recusal changed: progress and the live leaderboard moved.
+    /// A review, comparison, assignment or recusal changed: progress and the live
+    /// leaderboard moved.
     JudgingChanged {
         event_id: i64,
     },

@@ -165,6 +165,8 @@ impl Relay {
                 | "recusal.declared"
                 | "review.saved"
                 | "review.submitted"
+                | "comparison.recorded"
+                | "comparison.revised"
                 | "project.submitted"
                 | "project.withdrawn"
                 | "project.hidden"

@@ -100,8 +100,9 @@ impl Subscription {
         Ok(from_feed(following, services, Watch::organizer(ctx, e.id)))
     }
 
-    /// The live leaderboard, recomputed after the same changes as `judgingProgress`
-    /// (organizers: UNAUTHENTICATED when anonymous, FORBIDDEN for anyone else). A burst of
+    /// The live leaderboard, recomputed after the same changes as `judgingProgress` and
+    /// after each comparison recorded or revised (`compareProjects`) (organizers:
+    /// UNAUTHENTICATED when anonymous, FORBIDDEN for anyone else). A burst of
     /// changes is computed once, a few hundred milliseconds after it settles, and every
     /// subscriber of the event receives that same computation (the same `computedAt`). A
     /// subscriber that reads slowly skips to the newest leaderboard.

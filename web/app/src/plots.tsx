@@ -1,5 +1,5 @@
-// Pictures drawn as SVG by hand (three charts need no plotting library): the ranking as a
-// forest plot, judge severity, and judging coverage. Each is a <figure> with a caption and
+// Pictures drawn as SVG by hand (four charts need no plotting library): the ranking as a
+// forest plot, judge severity, the reliability of judges who compare, and judging coverage. Each is a <figure> with a caption and
 // a text alternative; colours come from the stylesheet so dark mode works.
 //
 // The drawings are laid out in CSS pixels of the width they are shown at (measured with a
@@ -122,10 +122,12 @@ export function ForestPlot({ rows, caption }: { rows: ForestRow[]; caption?: str
   const maxRank = Math.max(1, n, ...ranked.map((r) => r.rankHigh ?? r.rank ?? 1), ...ranked.map((r) => r.rawRank ?? 1));
   const firstPlace = ranked.filter((r) => (r.rankLow ?? r.rank) === 1).length;
   const certain = ranked.filter((r) => r.rankLow != null && r.rankLow === r.rankHigh).length;
+  // Without raw ranks (some project was only compared, never scored) there are no diamonds.
+  const raw = ranked.some((r) => r.rawRank != null);
   const label =
     n === 0
       ? 'No project is ranked.'
-      : `Forest plot of ${n} ranked project${n === 1 ? '' : 's'}: each one's calibrated rank as a dot, its 90% rank interval as a line, its raw rank as a hollow diamond. ` +
+      : `Forest plot of ${n} ranked project${n === 1 ? '' : 's'}: each one's calibrated rank as a dot, its 90% rank interval as a line${raw ? ', its raw rank as a hollow diamond' : ''}. ` +
         `${ranked[0].label} is first; ${firstPlace} project${firstPlace === 1 ? '' : 's'} could be first, ${certain} place${certain === 1 ? ' is' : 's are'} certain.`;
 
   const row = 18;
@@ -155,12 +157,14 @@ export function ForestPlot({ rows, caption }: { rows: ForestRow[]; caption?: str
               </svg>{' '}
               calibrated rank with its 90% interval
             </span>
-            <span>
-              <svg width="12" height="12" viewBox="0 0 12 12">
-                <path class="fp-raw" d="M6 1 L11 6 L6 11 L1 6 Z" />
-              </svg>{' '}
-              raw rank (mean score before calibration)
-            </span>
+            {raw && (
+              <span>
+                <svg width="12" height="12" viewBox="0 0 12 12">
+                  <path class="fp-raw" d="M6 1 L11 6 L6 11 L1 6 Z" />
+                </svg>{' '}
+                raw rank (mean score before calibration)
+              </span>
+            )}
           </p>
           {excluded.length > 0 && (
             <div class="plot-excluded">
@@ -306,6 +310,87 @@ export function SeverityPlot({ rows, caption }: { rows: SeverityRow[]; caption?:
                   <title>{tip}</title>
                 </rect>
                 <circle class="sv-dot" cx={x(r.offset)} cy={y} r={4.5}>
+                  <title>{tip}</title>
+                </circle>
+                {warn && (
+                  <text x={width - flagW} y={y + FONT / 3} class="flag">
+                    <title>{tip}</title>⚠ {fit(r.flag, flagW - 16)}
+                  </text>
+                )}
+              </g>
+            );
+          })}
+        </svg>
+      )}
+    </Frame>
+  );
+}
+
+// ---- judge reliability (comparisons) ---------------------------------------------------
+
+/** One judge who compared projects: how often their comparisons follow the projects'
+ *  quality rather than a coin toss (0.5 to 1), how many they made, and the flag. */
+export type ReliabilityRow = { label: string; reliability: number; comparisons: number; flag: string };
+
+export function ReliabilityPlot({ rows, caption }: { rows: ReliabilityRow[]; caption?: string }) {
+  const { ref, width } = useWidth();
+  const n = rows.length;
+  const flagged = rows.filter((r) => r.flag !== 'ok');
+  const sorted = [...rows].sort((a, b) => a.reliability - b.reliability);
+  const pct = (v: number) => `${Math.round(100 * v)}%`;
+  const label =
+    n === 0
+      ? 'No judge compared projects.'
+      : `Reliability of ${n} judge${n === 1 ? '' : 's'} who compared projects: how often a comparison follows the projects' quality, from 50% (a coin toss) to 100%, as a bar. ` +
+        `Least reliable: ${sorted[0].label} (${pct(sorted[0].reliability)}); most reliable: ${sorted[n - 1].label} (${pct(sorted[n - 1].reliability)}). ` +
+        (flagged.length ? `Flagged: ${flagged.map((r) => `${r.label} (${r.flag})`).join(', ')}.` : 'No judge is flagged.');
+
+  const row = 20;
+  const top = 26;
+  const labelW = Math.min(220, Math.round(width * 0.36));
+  const flagW = flagged.length ? Math.min(110, Math.round(width * 0.2)) : 0;
+  const left = labelW + 8;
+  const right = 10 + flagW;
+  const plotW = Math.max(60, width - left - right);
+  const x = (v: number) => left + ((Math.min(1, Math.max(0.5, v)) - 0.5) / 0.5) * plotW;
+  const height = top + n * row + 20;
+  const tv = [0.5, 0.6, 0.7, 0.8, 0.9, 1];
+
+  return (
+    <Frame figureRef={ref} caption={caption} label={label}>
+      {n > 0 && (
+        <svg class="reliability" viewBox={`0 0 ${width} ${height}`} width="100%" role="img" aria-label={label} preserveAspectRatio="xMinYMin meet">
+          <g class="axis" aria-hidden="true">
+            <text x={left} y={12} class="axis-title">
+              ← coin toss
+            </text>
+            <text x={left + plotW} y={12} text-anchor="end" class="axis-title">
+              follows quality →
+            </text>
+            {tv.map((t) => (
+              <g>
+                <line x1={x(t)} x2={x(t)} y1={top - 2} y2={top + n * row} class="grid" />
+                <text x={x(t)} y={top + n * row + 14} text-anchor="middle" class="tick">
+                  {pct(t)}
+                </text>
+              </g>
+            ))}
+          </g>
+          {rows.map((r, i) => {
+            const y = top + i * row + row / 2;
+            const warn = r.flag !== 'ok';
+            const tip = `${r.label}: reliability ${pct(r.reliability)}, ${r.comparisons} comparison${r.comparisons === 1 ? '' : 's'}${warn ? `, flagged ${r.flag}` : ''}`;
+            return (
+              <g class={warn ? 'sv-row warn' : 'sv-row'}>
+                {i % 2 === 1 && <rect class="stripe" x={0} y={top + i * row} width={width} height={row} />}
+                <text x={labelW} y={y + FONT / 3} text-anchor="end" class="label">
+                  <title>{tip}</title>
+                  {fit(r.label, labelW)}
+                </text>
+                <rect class="sv-noise" x={x(0.5)} y={y - 3} width={Math.max(1, x(r.reliability) - x(0.5))} height={6} rx={3}>
+                  <title>{tip}</title>
+                </rect>
+                <circle class="sv-dot" cx={x(r.reliability)} cy={y} r={4.5}>
                   <title>{tip}</title>
                 </circle>
                 {warn && (

@@ -21,6 +21,8 @@ export type RankedRow = {
   rawMean: number | null;
   rawRank: number | null;
   reviews: number;
+  /** Judges' comparisons of the project counted; null when the ranking has no comparisons. */
+  comparisons?: number | null;
   excluded: string | null;
 };
 
@@ -49,9 +51,19 @@ function interval(p: RankedRow) {
   return p.rankLow === p.rankHigh ? String(p.rankLow) : `${p.rankLow}–${p.rankHigh}`;
 }
 
+/** Whether a ranking was computed with comparisons (pairwise judging): then each project
+ *  shows its comparisons beside its reviews. */
+export function hasComparisons(rows: { comparisons?: number | null }[]): boolean {
+  return rows.some((p) => p.comparisons != null);
+}
+
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
 /** The ranking, best first as given: rank, project, 90 % interval, quality, raw mean and
- *  raw rank (folded under the title on a phone), reviews. `digits`: the numbers' places. */
+ *  raw rank (folded under the title on a phone), reviews, and comparisons when the ranking
+ *  has them (folded too). `digits`: the numbers' places. */
 export function RankingTable({ rows, caption, digits = 2 }: { rows: RankedRow[]; caption: string; digits?: number }) {
+  const compared = hasComparisons(rows);
   return (
     <div class="ranking-table">
       <Table caption={caption}>
@@ -76,6 +88,11 @@ export function RankingTable({ rows, caption, digits = 2 }: { rows: RankedRow[];
             <th scope="col" class="num">
               Reviews
             </th>
+            {compared && (
+              <th scope="col" class="num minor">
+                Comparisons
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -93,6 +110,7 @@ export function RankingTable({ rows, caption, digits = 2 }: { rows: RankedRow[];
                 )}
                 <span class="minor-line muted">
                   Raw mean {num(p.rawMean, digits)} · raw rank {p.rawRank ?? '–'}
+                  {compared && ` · ${count(p.comparisons ?? 0, 'comparison')}`}
                 </span>
               </th>
               <td class="num">{interval(p)}</td>
@@ -105,6 +123,7 @@ export function RankingTable({ rows, caption, digits = 2 }: { rows: RankedRow[];
               <td class="num minor">{num(p.rawMean, digits)}</td>
               <td class="num minor">{p.rawRank ?? '–'}</td>
               <td class="num">{p.reviews}</td>
+              {compared && <td class="num minor">{p.comparisons ?? 0}</td>}
             </tr>
           ))}
         </tbody>

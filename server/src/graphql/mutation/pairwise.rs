@@ -7,6 +7,7 @@ use serde_json::json;
 use super::write::{begin, commit, idempotent};
 use crate::domain::idempotency::Key;
 use crate::domain::judging::pairwise;
+use crate::graphql::bus::BusEvent;
 use crate::graphql::context::{CtxExt, ResultExt};
 use crate::graphql::object::event::Event;
 use crate::graphql::object::pairwise::{Comparison, JudgingModeValue};
@@ -88,6 +89,12 @@ impl PairwiseMutation {
             pairwise::compare_projects(w, &event, &better, &worse).await
         })
         .await?;
+        // A comparison is an input of the ranking, as a review is: the live leaderboard
+        // (and judging progress) move. A replayed retry announces again; the feeds settle
+        // a burst into one computation, so that costs nothing.
+        ctx.services().bus.publish(BusEvent::JudgingChanged {
+            event_id: c.event_id,
+        });
         Ok(Comparison::recorded(c, actor.user.id))
     }
 

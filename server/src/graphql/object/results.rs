@@ -25,6 +25,8 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("CalibratedProject.project", Rule::Public),
     ("CalibratedProject.projectExternalId", Rule::Public),
     ("CalibratedProject.reviews", Rule::Public),
+    // A count, like `reviews`: which judge compared what stays with the organizers.
+    ("CalibratedProject.comparisons", Rule::Public),
     ("CalibratedProject.rawMean", Rule::Public),
     ("CalibratedProject.rawRank", Rule::Public),
     ("CalibratedProject.quality", Rule::Public),
@@ -202,6 +204,14 @@ impl CalibratedProject {
     /// Submitted reviews counted.
     async fn reviews(&self) -> i32 {
         self.out().reviews as i32
+    }
+    /// Judges' comparisons of the project with another that were counted (pairwise
+    /// judging); null when the ranking was computed without comparisons (an event judged by
+    /// scores only).
+    async fn comparisons(&self) -> Option<i32> {
+        self.out()
+            .comparisons
+            .map(|c| i32::try_from(c).unwrap_or(i32::MAX))
     }
     /// Mean of the weighted rubric totals (0..1), before calibration.
     async fn raw_mean(&self) -> Option<f64> {

@@ -5,7 +5,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, request, useMutation, useQuery, useSubscription } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
-import { num, type RankedRow } from '../../ranking';
+import { hasComparisons, num, type RankedRow } from '../../ranking';
 import { Link } from '../../router';
 import { Badge, Confirm, ErrorNote, Field, Hash, Loading, Notice, Table, When } from '../../ui';
 import { CalibrationView, projectHref, type JudgeRow } from './calibration-view';
@@ -22,8 +22,8 @@ const LeaderboardQuery = graphql(`
       reviewsPerProject
       leaderboard {
         components computedAt connected diagnostics lambda
-        projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews excluded }
-        judges { flag offset noise scale reviews judge { id email user { id displayName } } }
+        projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews comparisons excluded }
+        judges { flag offset noise scale reviews comparisons reliability judge { id email user { id displayName } } }
       }
     }
   }
@@ -33,8 +33,8 @@ const LeaderboardFeed = graphql(`
   subscription OrgLeaderboardFeed($event: String!) {
     leaderboardUpdated(event: $event) {
       components computedAt connected diagnostics lambda
-      projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews excluded }
-      judges { flag offset noise scale reviews judge { id email user { id displayName } } }
+      projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews comparisons excluded }
+      judges { flag offset noise scale reviews comparisons reliability judge { id email user { id displayName } } }
     }
   }
 `);
@@ -55,6 +55,7 @@ function boardRows(slug: string, b: Pick<Board, 'projects' | 'judges'>): { proje
       rawMean: p.rawMean ?? null,
       rawRank: p.rawRank ?? null,
       reviews: p.reviews,
+      comparisons: p.comparisons ?? null,
       excluded: p.excluded ?? null,
     })),
     judges: b.judges.map((j) => ({
@@ -66,6 +67,8 @@ function boardRows(slug: string, b: Pick<Board, 'projects' | 'judges'>): { proje
       noise: j.noise,
       scale: j.scale,
       reviews: j.reviews,
+      comparisons: j.comparisons,
+      reliability: j.reliability ?? null,
     })),
   };
 }
@@ -97,13 +100,14 @@ export function LeaderboardPage({ slug }: { slug: string }) {
       {ev && (
         <>
           <p class="muted">
-            The live calibrated ranking on the reviews submitted so far. It is a preview: it is not signed and nobody but the organizers sees it. To
+            The live calibrated ranking on the reviews submitted and the comparisons made so far. It is a preview: it is not signed and nobody but the organizers sees it. To
             publish results, <Link href={`/e/${encodeURIComponent(slug)}/admin/calibration`}>run a calibration</Link>.
           </p>
           <ErrorNote error={feedError} />
           {!board && (
             <p class="notice-plain">
-              The leaderboard cannot be computed yet: it needs submitted reviews of submitted projects. It appears here by itself once judges submit.
+              The leaderboard cannot be computed yet: it needs submitted reviews or comparisons of submitted projects. It appears here by itself as soon as judges
+              submit reviews or compare projects.
             </p>
           )}
           {board && rows && (
@@ -122,12 +126,14 @@ export function LeaderboardPage({ slug }: { slug: string }) {
                 <p class="warning">
                   The judges and projects fall into {board.components} groups that share no project, so only the largest is ranked.{' '}
                   <Link href={`/e/${encodeURIComponent(slug)}/admin/assignments`}>Assign judges across the groups</Link> to compare everyone.
+                  {hasComparisons(rows.projects) &&
+                    ' Scores and comparisons meet only in projects that have both: a track judged by scores and a track judged by comparisons are ranked together only when some projects get both (a track judged both ways).'}
                 </p>
               )}
               {ranked === 0 && (
                 <p class="warning">
                   No project is ranked yet: a ranking needs submitted reviews ({ev.reviewsPerProject} per project is the target) from judges who share
-                  projects.
+                  projects, or judges' comparisons.
                 </p>
               )}
               <CalibrationView projects={rows.projects} judges={rows.judges} diagnostics={board.diagnostics} what="Leaderboard" />
@@ -221,8 +227,8 @@ const RunDetailQuery = graphql(`
       calibrationRun(id: $id) {
         id
         diagnostics
-        projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews excluded }
-        judges { flag offset noise scale reviews judge { id email user { id displayName } } }
+        projects { projectExternalId project { id title } rank rankLow rankHigh quality stdError rawMean rawRank reviews comparisons excluded }
+        judges { flag offset noise scale reviews comparisons reliability judge { id email user { id displayName } } }
       }
     }
   }
@@ -381,7 +387,8 @@ export function CalibrationPage({ slug }: { slug: string }) {
       {ev && (
         <>
           <p class="muted">
-            A calibration run takes each judge's severity out of the scores submitted so far and ranks the projects, with 90 % rank intervals and how sure the top places are.
+            A calibration run takes each judge's severity out of the scores submitted so far, weighs each judge's comparisons by how reliable they look, and ranks
+            the projects from both, with 90 % rank intervals and how sure the top places are.
             Every run is stored signed and never changes; publishing makes one run the public results.
           </p>
           <section aria-labelledby="run-h">

@@ -5,7 +5,7 @@ import { useQuery, useSubscription } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { LoadMore, usePaged } from '../../paging';
 import { ForestPlot, ordinal } from '../../plots';
-import { forestRows, RankingTable, type RankedRow } from '../../ranking';
+import { forestRows, hasComparisons, RankingTable, type RankedRow } from '../../ranking';
 import { Link } from '../../router';
 import { ErrorNote, Notice, Page } from '../../ui';
 import { eventPath, NoEvent, Pending, projectPath, Published } from './shared';
@@ -13,7 +13,9 @@ import './results.css';
 
 // The ranking comes a page at a time (a large event ranks thousands of projects): the
 // first page with the rest of the results, then more on request, each page checked to be
-// of the version the first page began.
+// of the version the first page began. 90 a page: with the comparisons counted beside the
+// reviews, 100 would pass the anonymous complexity budget (2,000 by default; about 20
+// a row).
 const ResultsQuery = graphql(`
   query PublicResults($slug: String!, $first: Int, $after: String) {
     event(slug: $slug) {
@@ -28,7 +30,7 @@ const ResultsQuery = graphql(`
         rankingPage(first: $first, after: $after) {
           totalCount
           pageInfo { hasNextPage endCursor }
-          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews projectExternalId project { id title table } } }
+          edges { node { rank rankLow rankHigh rawRank rawMean quality excluded reviews comparisons projectExternalId project { id title table } } }
         }
       }
     }
@@ -70,7 +72,7 @@ const titleOf = (r: Ranked) => r.project?.title ?? `${r.projectExternalId} (no l
 
 export function ResultsPage({ slug }: { slug: string }) {
   const q = usePaged(ResultsQuery, { slug }, rankingOf, {
-    pageSize: 100,
+    pageSize: 90,
     sameList: (first, next) => first.event?.results?.version === next.event?.results?.version,
   });
   const prizes = useQuery(PodiumQuery, { slug });
@@ -127,6 +129,7 @@ export function ResultsPage({ slug }: { slug: string }) {
     rawMean: x.rawMean ?? null,
     rawRank: x.rawRank ?? null,
     reviews: x.reviews,
+    comparisons: x.comparisons ?? null,
     excluded: x.excluded ?? null,
   }));
   return (
@@ -194,8 +197,10 @@ export function ResultsPage({ slug }: { slug: string }) {
       )}
       <h2>The whole ranking</h2>
       <p>
-        Judges differ in severity and each project is seen by only a few of them, so the scores are calibrated before ranking. Each line shows where a project could
-        plausibly place: where lines overlap, the order is close to a coin toss.
+        {hasComparisons(rows)
+          ? 'Judges scored projects on the rubric or compared them two at a time, and each project is seen by only a few of them, so scores and comparisons are calibrated together into one ranking: each judge’s severity is taken out of their scores, and each judge’s comparisons count by how reliable they look.'
+          : 'Judges differ in severity and each project is seen by only a few of them, so the scores are calibrated before ranking.'}{' '}
+        Each line shows where a project could plausibly place: where lines overlap, the order is close to a coin toss.
       </p>
       <ForestPlot rows={forestRows(rows)} caption={`Calibrated ranks of ${ranked.length} projects${shown} with 90% rank intervals; the table below gives the same numbers.`} />
       <RankingTable rows={rows} caption="The ranking" digits={3} />

@@ -49,20 +49,20 @@ const SHAPES: &[Shape] = &[
 ];
 
 #[derive(Default)]
-struct Tally {
-    with_interval: usize,
-    covered: usize,
-    top_with_interval: usize,
-    top_covered: usize,
-    bottom_with_interval: usize,
-    bottom_covered: usize,
-    width: f64,
-    random_judges: usize,
-    random_flagged: usize,
-    honest_judges: usize,
-    honest_flagged: usize,
+pub(super) struct Tally {
+    pub(super) with_interval: usize,
+    pub(super) covered: usize,
+    pub(super) top_with_interval: usize,
+    pub(super) top_covered: usize,
+    pub(super) bottom_with_interval: usize,
+    pub(super) bottom_covered: usize,
+    pub(super) width: f64,
+    pub(super) random_judges: usize,
+    pub(super) random_flagged: usize,
+    pub(super) honest_judges: usize,
+    pub(super) honest_flagged: usize,
     /// Flags raised on honest judges, by flag.
-    honest_flags: std::collections::BTreeMap<String, usize>,
+    pub(super) honest_flags: std::collections::BTreeMap<String, usize>,
 }
 
 fn measure(panel: &Panel, seed: u64, engine: Engine, t: &mut Tally) {
@@ -85,7 +85,7 @@ fn measure_with(panel: &Panel, seed: u64, engine: Engine, bootstrap: u32, t: &mu
 }
 
 /// Adds a result's intervals and flags to the tally, against the panel's truth.
-fn score(panel: &Panel, r: &CalibrationResult, t: &mut Tally) {
+pub(super) fn score(panel: &Panel, r: &CalibrationResult, t: &mut Tally) {
     let ranked: Vec<_> = r.projects.iter().filter(|p| p.rank.is_some()).collect();
     let truth: Vec<f64> = ranked
         .iter()
@@ -195,7 +195,7 @@ fn flags_by_panel_shape() {
     }
 }
 
-fn share(a: usize, b: usize) -> f64 {
+pub(super) fn share(a: usize, b: usize) -> f64 {
     a as f64 / b.max(1) as f64
 }
 

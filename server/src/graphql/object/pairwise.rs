@@ -64,9 +64,11 @@ impl EventPairwise {
     /// The pair the caller is asked about next as a judge: the project they are at
     /// (`current`) and the one they saw before it (`previous`: null at the start of the
     /// route, the last project they compared after that). The route walks the expo floor by
-    /// table, each judge starting at a different point, so the next project is the table
-    /// beside the last. Null when the caller does not judge the event, when it is judged by
-    /// scores only, or when they have compared or skipped every project on their route.
+    /// table, each judge starting at a different point; the next project is one of the few
+    /// tables ahead of the last, the one whose comparison with it tells most about the
+    /// ranking so far (the next table while nothing tells them apart). Null when the caller
+    /// does not judge the event, when it is judged by scores only, or when they have
+    /// compared or skipped every project on their route.
     #[graphql(complexity = "cost::load(child_complexity)")]
     async fn my_next_comparison(
         &self,

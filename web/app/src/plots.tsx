@@ -240,6 +240,32 @@ export function ForestPlot({ rows, caption }: { rows: ForestRow[]; caption?: str
   );
 }
 
+/** One judge's row of the severity and reliability plots: label, a bar from `from` to `to`,
+ *  a dot, and the flag when there is one (all x positions in pixels). */
+function JudgeRow(p: { i: number; y: number; top: number; row: number; width: number; labelW: number; flagW: number; tip: string; label: string; flag: string; from: number; to: number; dot: number }) {
+  const warn = p.flag !== 'ok';
+  return (
+    <g class={warn ? 'sv-row warn' : 'sv-row'}>
+      {p.i % 2 === 1 && <rect class="stripe" x={0} y={p.top + p.i * p.row} width={p.width} height={p.row} />}
+      <text x={p.labelW} y={p.y + FONT / 3} text-anchor="end" class="label">
+        <title>{p.tip}</title>
+        {fit(p.label, p.labelW)}
+      </text>
+      <rect class="sv-noise" x={p.from} y={p.y - 3} width={Math.max(1, p.to - p.from)} height={6} rx={3}>
+        <title>{p.tip}</title>
+      </rect>
+      <circle class="sv-dot" cx={p.dot} cy={p.y} r={4.5}>
+        <title>{p.tip}</title>
+      </circle>
+      {warn && (
+        <text x={p.width - p.flagW} y={p.y + FONT / 3} class="flag">
+          <title>{p.tip}</title>⚠ {fit(p.flag, p.flagW - 16)}
+        </text>
+      )}
+    </g>
+  );
+}
+
 // ---- judge severity --------------------------------------------------------------------
 
 /** One judge: offset (positive = generous), noise, and the calibration's flag. */
@@ -299,26 +325,7 @@ export function SeverityPlot({ rows, caption }: { rows: SeverityRow[]; caption?:
             const tip = `${r.label}: offset ${signed(r.offset, 3)}, noise ${r.noise.toFixed(3)}, ${r.reviews} review${r.reviews === 1 ? '' : 's'}${warn ? `, flagged ${r.flag}` : ''}`;
             const lo = Math.max(-m, r.offset - r.noise);
             const hi = Math.min(m, r.offset + r.noise);
-            return (
-              <g class={warn ? 'sv-row warn' : 'sv-row'}>
-                {i % 2 === 1 && <rect class="stripe" x={0} y={top + i * row} width={width} height={row} />}
-                <text x={labelW} y={y + FONT / 3} text-anchor="end" class="label">
-                  <title>{tip}</title>
-                  {fit(r.label, labelW)}
-                </text>
-                <rect class="sv-noise" x={x(lo)} y={y - 3} width={Math.max(1, x(hi) - x(lo))} height={6} rx={3}>
-                  <title>{tip}</title>
-                </rect>
-                <circle class="sv-dot" cx={x(r.offset)} cy={y} r={4.5}>
-                  <title>{tip}</title>
-                </circle>
-                {warn && (
-                  <text x={width - flagW} y={y + FONT / 3} class="flag">
-                    <title>{tip}</title>⚠ {fit(r.flag, flagW - 16)}
-                  </text>
-                )}
-              </g>
-            );
+            return <JudgeRow {...{ i, y, top, row, width, labelW, flagW, tip }} label={r.label} flag={r.flag} from={x(lo)} to={x(hi)} dot={x(r.offset)} />;
           })}
         </svg>
       )}
@@ -380,26 +387,7 @@ export function ReliabilityPlot({ rows, caption }: { rows: ReliabilityRow[]; cap
             const y = top + i * row + row / 2;
             const warn = r.flag !== 'ok';
             const tip = `${r.label}: reliability ${pct(r.reliability)}, ${r.comparisons} comparison${r.comparisons === 1 ? '' : 's'}${warn ? `, flagged ${r.flag}` : ''}`;
-            return (
-              <g class={warn ? 'sv-row warn' : 'sv-row'}>
-                {i % 2 === 1 && <rect class="stripe" x={0} y={top + i * row} width={width} height={row} />}
-                <text x={labelW} y={y + FONT / 3} text-anchor="end" class="label">
-                  <title>{tip}</title>
-                  {fit(r.label, labelW)}
-                </text>
-                <rect class="sv-noise" x={x(0.5)} y={y - 3} width={Math.max(1, x(r.reliability) - x(0.5))} height={6} rx={3}>
-                  <title>{tip}</title>
-                </rect>
-                <circle class="sv-dot" cx={x(r.reliability)} cy={y} r={4.5}>
-                  <title>{tip}</title>
-                </circle>
-                {warn && (
-                  <text x={width - flagW} y={y + FONT / 3} class="flag">
-                    <title>{tip}</title>⚠ {fit(r.flag, flagW - 16)}
-                  </text>
-                )}
-              </g>
-            );
+            return <JudgeRow {...{ i, y, top, row, width, labelW, flagW, tip }} label={r.label} flag={r.flag} from={x(0.5)} to={x(r.reliability)} dot={x(r.reliability)} />;
           })}
         </svg>
       )}

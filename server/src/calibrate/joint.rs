@@ -70,6 +70,7 @@ use super::prep::{Components, Prepared, Rev, main_component};
 use super::progress::{Progress, Stage};
 use super::report;
 use super::rng::{Rng, STREAM_POSTERIOR};
+use super::stats::sigmoid;
 use super::types::*;
 use super::{MAX_BOOTSTRAP, inputs_hash, lambda_grid};
 
@@ -101,15 +102,6 @@ struct Cmp {
     j: usize,
     better: usize,
     worse: usize,
-}
-
-fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
 }
 
 /// `ln σ(x)`, stable at both ends.

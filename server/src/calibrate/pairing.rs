@@ -20,6 +20,7 @@
 //! projects that look close and are little known: a pair the others have compared again
 //! and again, or a clear mismatch, tells little.
 
+use super::stats::sigmoid;
 use std::f64::consts::PI;
 
 /// Prior variance of a quality on the log-odds scale: a project one prior sd better than
@@ -27,15 +28,6 @@ use std::f64::consts::PI;
 pub const PRIOR_VARIANCE: f64 = 2.0;
 /// Gauss–Seidel sweeps of [`Estimate::fit`].
 pub const SWEEPS: usize = 30;
-
-fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
 
 /// Every project's quality (log-odds scale) and its variance, from comparisons.
 #[derive(Clone, Debug, PartialEq)]

@@ -76,6 +76,17 @@ pub(crate) fn log_variance(ss_over_scale: f64, df: f64) -> Option<(f64, f64)> {
     ))
 }
 
+/// The logistic function 1 / (1 + e^-x), without overflow at either end (the comparison
+/// likelihood of engine v6 and the pairing estimate).
+pub(crate) fn sigmoid(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

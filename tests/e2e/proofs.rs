@@ -431,13 +431,16 @@ async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App)
 /// publication would not make one, since its signature and its audit entry cover the root.
 async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &str) {
     use entity::{calibration_run, event, result_publication};
-    use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+    use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
     use verdict::audit::{self, Entry};
 
-    let conn = sea_orm::Database::connect(app.db.url())
+    // A write transaction as the server opens one (`BEGIN IMMEDIATE` on SQLite): a deferred
+    // one that reads first could not take the write lock after the server's sequencer
+    // committed ("database is locked", at once, whatever the busy timeout).
+    let db = verdict::db::Db::connect(app.db.url())
         .await
         .expect("connect");
-    let txn = conn.begin().await.expect("begin");
+    let txn = db.write().await.expect("begin");
     let e = event::Entity::find()
         .filter(event::Column::Slug.eq(slug))
         .one(&txn)
@@ -501,7 +504,6 @@ async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &s
     .await
     .expect("insert the publication");
     txn.commit().await.expect("commit");
-    let _ = conn.close().await;
 }
 
 /// A publication from before the roots, on a database that has since been migrated: no

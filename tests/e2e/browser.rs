@@ -98,8 +98,15 @@ async fn browser_setup(app: App) {
 /// then it says so, and fails under `CI=true`).
 async fn playwright(app: &App, what: &str, args: &[&str], env: &[(String, String)]) {
     let backend = app.backend().name();
+    // Debian's headless shell where it is installed (as playwright.config.ts chooses).
     let chromium = std::env::var_os("VERDICT_CHROMIUM")
         .map(PathBuf::from)
+        .or_else(|| {
+            ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"]
+                .map(PathBuf::from)
+                .into_iter()
+                .find(|p| p.exists())
+        })
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
     let missing = missing(app, &chromium).await;
     if !missing.is_empty() {
@@ -144,7 +151,8 @@ async fn playwright(app: &App, what: &str, args: &[&str], env: &[(String, String
         })
         .collect();
     say(&format!(
-        "{what} on {backend}: {} (screenshots and traces in {})",
+        "{what} on {backend} in {}: {} (what failed left its screenshots in {})",
+        chromium.display(),
         summary.join(", "),
         artifacts.display()
     ));

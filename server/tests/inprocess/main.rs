@@ -64,6 +64,11 @@ async fn import_fixture(db: &Db) {
 }
 
 fn services(db: &Db) -> Services {
+    services_batching(db, 25)
+}
+
+/// [`services`] whose data loaders wait `window_ms` for a batch to fill.
+fn services_batching(db: &Db, window_ms: u64) -> Services {
     static KEY: std::sync::OnceLock<Arc<verdict::crypto::signing::Signer25519>> =
         std::sync::OnceLock::new();
     let signer = KEY
@@ -76,12 +81,13 @@ fn services(db: &Db) -> Services {
             )
         })
         .clone();
-    // A long batching window makes batches deterministic on a busy machine, so the
-    // statement counts below measure the loaders' structure, not the scheduler.
+    // A long batching window makes batches deterministic on a busy machine, so that
+    // statement counts measure the loaders' structure, not the scheduler: 25 ms by default,
+    // more where the counts are the subject (statements.rs).
     // The query-cost limits are lifted: these tests count statements for queries
     // far larger than a client may send (the e2e limits tests check the refusal).
     let limits = Limits {
-        loader_batch_ms: 25,
+        loader_batch_ms: window_ms,
         max_complexity: usize::MAX,
         max_complexity_anonymous: usize::MAX,
         max_fields: usize::MAX,

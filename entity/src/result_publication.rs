@@ -20,6 +20,9 @@ pub struct Model {
     pub merkle_root: Option<String>,
     /// How many entries that tree has; None with `merkle_root`.
     pub merkle_size: Option<i64>,
+    /// How the tree's entries spell their reviews: None for plain hashes (a v2 publication,
+    /// or none on a v1), 2 for salted commitments (`verdict.publication.v3`).
+    pub entry_format: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -23,6 +23,7 @@ mod m20261205_000001_audit_pending;
 mod m20261205_000101_pairwise;
 mod m20261205_000201_track_judging_mode;
 mod m20261205_030001_publication_roots;
+mod m20261205_140001_publication_entry_format;
 mod sql;
 
 pub struct Migrator;
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000101_pairwise::Migration),
             Box::new(m20261205_000201_track_judging_mode::Migration),
             Box::new(m20261205_030001_publication_roots::Migration),
+            Box::new(m20261205_140001_publication_entry_format::Migration),
         ]
     }
 }

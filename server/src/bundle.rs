@@ -9,7 +9,7 @@
 //! | `params.json` | the run's canonical parameters |
 //! | `result.json` | the run's canonical result |
 //! | `run.json` | event, run id, creation time, engine version, hashes, signature |
-//! | `publication.json` | the publication (version, final, time, and from `verdict.publication.v2` on the Merkle root of its entries and their number) and its signature |
+//! | `publication.json` | the publication (version, final, time, and from `verdict.publication.v2` on the Merkle root of its entries and their number; from `.v3` on `entry_format` 2: the entries hold salted review commitments) and its signature |
 //! | `public-key.pem` | the deployment's Ed25519 public key |
 //! | `checkpoint.json` | a signed audit checkpoint at or above the run's audit entry |
 //! | `audit.json` | the audit rows from the run's entry up to the checkpoint; rows of other events carry an empty `payload` (withheld) |
@@ -48,7 +48,7 @@ use crate::calibrate::{
 };
 use crate::crypto::sha256_hex;
 use crate::crypto::signing::{PublicKey, RUN_TAG, Signer25519};
-use crate::domain::proofs::ResultTree;
+use crate::domain::proofs::{EntryFormat, ResultTree};
 use crate::domain::results::{PublicationDocument, run_fields};
 use crate::error::{AppError, AppResult};
 
@@ -83,6 +83,10 @@ pub struct PublicationFile {
     pub merkle_root: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree_size: Option<u64>,
+    /// 2 when the entries hold salted review commitments (`verdict.publication.v3`);
+    /// absent before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_format: Option<i32>,
 }
 
 impl PublicationFile {
@@ -96,6 +100,7 @@ impl PublicationFile {
             published_at: self.published_at.clone(),
             merkle_root: self.merkle_root.clone(),
             tree_size: self.tree_size,
+            entry_format: self.entry_format,
         }
     }
 }
@@ -186,6 +191,7 @@ pub async fn export<C: ConnectionTrait>(
             audit_seq: publication.audit_seq,
             merkle_root: publication.merkle_root.clone(),
             tree_size: publication.merkle_size.map(|n| n.max(0) as u64),
+            entry_format: publication.entry_format,
         }),
     )?;
     write(dir, "public-key.pem", &signer.public().to_pem())?;
@@ -455,6 +461,8 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
                 && p["published_at"] == publication.published_at.as_str()
                 && p.get("merkle_root").and_then(|v| v.as_str())
                     == publication.merkle_root.as_deref()
+                && p.get("entry_format").and_then(|v| v.as_i64())
+                    == publication.entry_format.map(i64::from)
         }),
         "the publication's audit entry records this publication",
     );
@@ -472,7 +480,9 @@ pub fn verify_files(files: &[Vec<u8>], pin: Option<&Pin>) -> Report {
     if let Some(root) = &publication.merkle_root {
         let rebuilt = serde_json::from_str::<calibrate::CalibrationResult>(result)
             .ok()
-            .and_then(|parsed| ResultTree::of(inputs, &parsed).ok());
+            .and_then(|parsed| {
+                ResultTree::of(inputs, &parsed, EntryFormat::of(publication.entry_format)).ok()
+            });
         r.check(
             rebuilt.is_some_and(|t| {
                 &t.root_hex() == root && Some(t.size() as u64) == publication.tree_size

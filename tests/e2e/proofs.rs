@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use verdict::domain::proofs::{self, ResultTree};
+use verdict::domain::proofs::{self, EntryFormat, ResultTree};
 use verdict::domain::results::PublicationDocument;
 
 use crate::harness::{App, Backend, judged_fixture, op, str_at, unique};
@@ -19,6 +19,7 @@ e2e! {
     ],
     proofs_fail_on_a_changed_byte_and_under_another_versions_root,
     proofs_none_for_a_publication_from_before_the_roots,
+    proofs_of_a_publication_with_plain_review_hashes_still_verify,
 }
 
 const PROOF: &str = "query($e: String!, $p: ID!) { event(slug: $e) { results { version \
@@ -134,7 +135,14 @@ async fn proofs_verify_for_every_project_of_a_2000_project_event(app: App) {
     let document: PublicationDocument =
         serde_json::from_value(publication.clone()).expect("a publication document");
     let result = serde_json::from_str(&read("result.json")).expect("result.json");
-    let tree = ResultTree::of(&read("inputs.json"), &result).expect("tree");
+    // Published now: a v3 document, whose entries commit to each review with a key only
+    // the holders of inputs.json can derive (no plain review hash to test guesses with).
+    assert_eq!(publication["entry_format"], 2);
+    assert_eq!(document.tag(), "verdict.publication.v3");
+    let tree =
+        ResultTree::of(&read("inputs.json"), &result, document.entry_format()).expect("tree");
+    let plain = ResultTree::of(&read("inputs.json"), &result, EntryFormat::Plain).expect("tree");
+    assert_ne!(tree.root_hex(), plain.root_hex());
     // The unreviewed late project is submitted, so it has an entry too.
     assert_eq!(tree.size(), 2_001);
     assert_eq!(publication["tree_size"], 2_001);
@@ -178,7 +186,7 @@ async fn proofs_verify_for_every_project_of_a_2000_project_event(app: App) {
         assert_eq!(p["projectExternalId"], project.as_str());
         assert_eq!(p["treeSize"], 2_001);
         assert_eq!(p["root"], tree.root_hex().as_str());
-        assert_eq!(p["signedTag"], "verdict.publication.v2");
+        assert_eq!(p["signedTag"], "verdict.publication.v3");
         assert_eq!(p["keyFingerprint"], key.as_str());
         let in_process = tree
             .prove(&project, document.clone(), signature, &pem)
@@ -381,7 +389,7 @@ async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App)
     assert!(
         report
             .passed
-            .contains(&"publication signature (verdict.publication.v2)".to_string())
+            .contains(&"publication signature (verdict.publication.v3)".to_string())
     );
     if app.backend() == Backend::Sqlite {
         let signer = verdict::crypto::signing::Signer25519::load(&app.db.key_file())
@@ -391,6 +399,7 @@ async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App)
             serde_json::from_slice(&files[4]).expect("publication.json");
         file.merkle_root = None;
         file.tree_size = None;
+        file.entry_format = None;
         let old = PublicationDocument {
             event: file.event.clone(),
             version: file.version,
@@ -400,6 +409,7 @@ async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App)
             published_at: file.published_at.clone(),
             merkle_root: None,
             tree_size: None,
+            entry_format: None,
         };
         file.signature = old.sign(&signer);
         let mut v1_files = files.clone();
@@ -422,14 +432,24 @@ async fn proofs_fail_on_a_changed_byte_and_under_another_versions_root(app: App)
     }
 }
 
-/// Publishes `run` of the event `slug` as Verdict did before publications carried a Merkle
-/// root (before migration `m20261205_030001_publication_roots`), which is how a database
-/// of that time holds it: the old `domain::results::publish` in one transaction, the
-/// `results.published` audit entry with the v1 payload (no root, no size) and the row
-/// signed as a `verdict.publication.v1` document, `merkle_root` and `merkle_size` null.
-/// No code path writes one any more, so it is written here; nulling the columns of a new
-/// publication would not make one, since its signature and its audit entry cover the root.
-async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &str) {
+/// How Verdict published before this version: with no root (`verdict.publication.v1`,
+/// before migration `m20261205_030001_publication_roots`), or with a root over entries that
+/// hold the reviews' plain hashes (`verdict.publication.v2`, before migration
+/// `m20261205_140001_publication_entry_format`).
+#[derive(Clone, Copy, PartialEq)]
+enum Before {
+    Roots,
+    SaltedReviews,
+}
+
+/// Publishes `run` of the event `slug` as Verdict did `before`, which is how a database of
+/// that time holds it: the old `domain::results::publish` in one transaction, the
+/// `results.published` audit entry with that time's payload and the row signed as that
+/// time's document (v1: `merkle_root` and `merkle_size` null; v2: the plain entries' root,
+/// `entry_format` null). No code path writes one any more, so it is written here; nulling
+/// the columns of a new publication would not make one, since its signature and its audit
+/// entry cover them.
+async fn publish_as_before(app: &App, slug: &str, run: &str, actor: &str, before: Before) {
     use entity::{calibration_run, event, result_publication};
     use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
     use verdict::audit::{self, Entry};
@@ -456,19 +476,33 @@ async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &s
     let at = chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 6);
     let at_text = audit::canonical_time(at);
     let public = verdict::crypto::public_id("pub");
+    // v2: the root over the entries as v2 spelt them (each review's plain SHA-256).
+    let tree = (before == Before::SaltedReviews).then(|| {
+        let result = verdict::domain::results::parse_result(&run).expect("the run's result");
+        ResultTree::of_run(&run, &result, EntryFormat::Plain).expect("the plain tree")
+    });
+    let (root, size) = (
+        tree.as_ref().map(|t| t.root_hex()),
+        tree.as_ref().map(|t| t.size() as u64),
+    );
+    let mut payload = json!({
+        "version": 1,
+        "final": false,
+        "run": run.public_id,
+        "result_hash": run.result_hash,
+        "published_at": at_text,
+    });
+    if let (Some(root), Some(size)) = (&root, size) {
+        payload["merkle_root"] = json!(root);
+        payload["tree_size"] = json!(size);
+    }
     let seq = audit::append(
         &txn,
         "e2e-v1",
         Entry::new("results.published", "result_publication", &public)
             .by(actor)
             .in_event(&e.external_id)
-            .with(json!({
-                "version": 1,
-                "final": false,
-                "run": run.public_id,
-                "result_hash": run.result_hash,
-                "published_at": at_text,
-            }))
+            .with(payload)
             .at(at),
     )
     .await
@@ -480,8 +514,9 @@ async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &s
         run: run.public_id.clone(),
         result_hash: run.result_hash.clone(),
         published_at: at_text,
-        merkle_root: None,
-        tree_size: None,
+        merkle_root: root.clone(),
+        tree_size: size,
+        entry_format: None,
     };
     let signer = verdict::crypto::signing::Signer25519::load(&app.db.key_file())
         .expect("read the key")
@@ -496,8 +531,9 @@ async fn publish_as_before_the_roots(app: &App, slug: &str, run: &str, actor: &s
         published_by: Set(actor.to_owned()),
         signature: Set(document.sign(&signer)),
         audit_seq: Set(seq),
-        merkle_root: Set(None),
-        merkle_size: Set(None),
+        merkle_root: Set(root),
+        merkle_size: Set(size.map(|n| n as i64)),
+        entry_format: Set(None),
         ..Default::default()
     }
     .insert(&txn)
@@ -527,7 +563,7 @@ async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
         .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
         .await;
     let run = str_at(&run, "/runCalibration/id");
-    publish_as_before_the_roots(&app, &slug, &run, &actor).await;
+    publish_as_before(&app, &slug, &run, &actor, Before::Roots).await;
     let audit = app.cli(&["audit", "verify"]).await;
     assert!(
         audit.success(),
@@ -607,7 +643,7 @@ async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
         .await;
     assert_eq!(got["event"]["results"]["version"], 2, "{got}");
     assert_eq!(
-        got["event"]["results"]["inclusionProof"]["signedTag"], "verdict.publication.v2",
+        got["event"]["results"]["inclusionProof"]["signedTag"], "verdict.publication.v3",
         "{got}"
     );
     let v2 = dir.path().join("v2.json");
@@ -647,4 +683,113 @@ async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
         "{}",
         out.stdout
     );
+}
+
+/// A publication made before the salted review commitments (a v2 document, on a database
+/// migrated since): its proofs still verify, online and offline, with the entries' plain
+/// review hashes; its bundle verifies; the next publication is a v3 one.
+async fn proofs_of_a_publication_with_plain_review_hashes_still_verify(app: App) {
+    let admin = app.site_admin().await;
+    let actor = app
+        .ok(Some(&admin), "{ viewer { user { id } } }", json!({}))
+        .await;
+    let actor = str_at(&actor, "/viewer/user/id");
+    let tag = unique();
+    let slug = format!("csv-{tag}");
+    app.ok(
+        Some(&admin),
+        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
+        json!({ "f": judged_fixture(&tag) }),
+    )
+    .await;
+    let run = app
+        .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
+        .await;
+    let run = str_at(&run, "/runCalibration/id");
+    publish_as_before(&app, &slug, &run, &actor, Before::SaltedReviews).await;
+    let audit = app.cli(&["audit", "verify"]).await;
+    assert!(audit.success(), "{audit:?}");
+
+    // Served: a v2 proof whose entry holds the plain hashes of the project's reviews.
+    let project = format!("p2_{tag}");
+    let got = app
+        .ok(None, PROOF, json!({ "e": slug, "p": project }))
+        .await;
+    let proof = &got["event"]["results"]["inclusionProof"];
+    assert_eq!(proof["signedTag"], "verdict.publication.v2", "{got}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bundle = dir.path().join("bundle");
+    export(&app, &slug, &bundle).await;
+    let inputs = std::fs::read_to_string(bundle.join("inputs.json")).expect("inputs.json");
+    let input: verdict::calibrate::CalibrationInput =
+        serde_json::from_str(&inputs).expect("inputs");
+    let entry: Value = serde_json::from_str(proof["entry"].as_str().expect("entry")).expect("json");
+    let mut plain: Vec<String> = input
+        .reviews
+        .iter()
+        .filter(|r| r.project == project)
+        .map(|r| {
+            verdict::crypto::sha256_hex(
+                proofs::review_text(&r.judge, &r.project, r.score).as_bytes(),
+            )
+        })
+        .collect();
+    plain.sort();
+    assert!(!plain.is_empty());
+    assert_eq!(entry["reviews"], json!(plain), "{entry}");
+
+    // Offline: the proof file and the bundle verify against the pinned key.
+    let key = fingerprint(&app).await;
+    let file = dir.path().join("v2.json");
+    prove(&app, &slug, &project, None, &file).await;
+    let (code, stdout) = verify_proof(&file, &key);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("publication signature (verdict.publication.v2)"),
+        "{stdout}"
+    );
+    let files: Vec<Vec<u8>> = verdict::bundle::FILES
+        .iter()
+        .map(|f| std::fs::read(bundle.join(f)).expect("bundle file"))
+        .collect();
+    let report = verdict::bundle::verify_files(&files, None);
+    assert!(report.ok(), "{:?}", report.failed);
+    assert!(
+        report
+            .passed
+            .contains(&"publication signature (verdict.publication.v2)".to_string()),
+        "{:?}",
+        report.passed
+    );
+
+    // The next publication is made now: v3, salted.
+    app.ok(Some(&admin), PUBLISH, json!({ "e": slug, "r": run }))
+        .await;
+    let got = app
+        .ok(None, PROOF, json!({ "e": slug, "p": project }))
+        .await;
+    assert_eq!(got["event"]["results"]["version"], 2, "{got}");
+    let proof = &got["event"]["results"]["inclusionProof"];
+    assert_eq!(proof["signedTag"], "verdict.publication.v3", "{got}");
+    let entry: Value = serde_json::from_str(proof["entry"].as_str().expect("entry")).expect("json");
+    for h in &plain {
+        assert!(
+            !entry["reviews"]
+                .as_array()
+                .expect("reviews")
+                .contains(&json!(h)),
+            "a plain review hash in a v3 entry: {entry}"
+        );
+    }
+    // The same run, so every entry is kept: the v2 one's are compared as v3 spells them.
+    let out = app.cli(&["results", "consistency", "--event", &slug]).await;
+    assert_eq!(out.code, Some(0), "{out:?}");
+    for line in [
+        "ok    version 1: 4 entries rebuild its signed root",
+        "ok    version 2: 4 entries rebuild its signed root",
+        "ok    version 1's entries, rebuilt from its run, are compared with review commitments",
+        "ok    version 2 keeps all 4 entries of version 1 byte for byte",
+    ] {
+        assert!(out.stdout.contains(line), "{line}: {}", out.stdout);
+    }
 }

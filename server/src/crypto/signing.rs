@@ -21,6 +21,9 @@ pub const PUBLICATION_TAG: &str = "verdict.publication.v1";
 /// A publication that carries the Merkle root of its entries (`domain::proofs`): the v1
 /// fields, then the root and the tree size.
 pub const PUBLICATION_V2_TAG: &str = "verdict.publication.v2";
+/// The same fields as v2, for a tree whose entries hold salted review commitments
+/// (`domain::proofs::EntryFormat::Salted`) instead of the reviews' plain hashes.
+pub const PUBLICATION_V3_TAG: &str = "verdict.publication.v3";
 pub const PARTICIPATION_TAG: &str = "verdict.participation.v1";
 pub const EVENT_BUNDLE_TAG: &str = "verdict.event-bundle.v1";
 

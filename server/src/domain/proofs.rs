@@ -16,13 +16,24 @@
 //!
 //! `quality` and `std_error` are the calibrated quality and its standard error, `rank_low`
 //! and `rank_high` the 90% interval of the rank, `excluded` why the project is not ranked.
-//! `reviews` are the SHA-256 (hex, sorted) of each of the project's reviews as the run
-//! pinned them, i.e. of the exact text `{"judge":...,"project":...,"score":...}` that
-//! appears in the run's `inputs.json`: anyone holding the result bundle recomputes every
-//! leaf, and `verdict results verify` checks the signed root against the bundle.
+//! `reviews` are a commitment (hex, sorted) to each of the project's reviews as the run
+//! pinned them, i.e. to the exact text `{"judge":...,"project":...,"score":...}` that
+//! appears in the run's `inputs.json` ([`EntryFormat`]):
+//!
+//! - `verdict.publication.v3` (entry format 2, every publication made now): HMAC-SHA256 of
+//!   the text under the key `SHA-256("verdict.review-key.v1" 0x0a || inputs.json)`. Anyone
+//!   holding the result bundle recomputes every leaf, and `verdict results verify` checks
+//!   the signed root against the bundle; anyone else, who sees an entry in a proof, cannot
+//!   test a guess of which judge gave which score: the key needs the whole of inputs.json
+//!   (every review of the event), and the run's published `inputs_hash` is its plain
+//!   SHA-256, not the key.
+//! - `verdict.publication.v2` (no entry format, publications made before that): the plain
+//!   SHA-256 of the text. A judge key and a score are few enough to guess, so someone who
+//!   knows an event's judge keys could test which judge gave a project which score: why v3
+//!   exists. v2 publications keep verifying, their proofs too.
 //!
 //! The tree is RFC 6962's ([`crate::crypto::merkle`]); its root and size are inside the
-//! signed publication document (`verdict.publication.v2`,
+//! signed publication document (`verdict.publication.v2` or `.v3`,
 //! [`super::results::PublicationDocument`]). Publications made before are v1 documents
 //! without a root: they keep verifying as v1 and have no proofs.
 //!
@@ -44,10 +55,11 @@
 //! the question asks instead: it matches entries by project and reports which are kept
 //! byte for byte, changed, removed or added; each side's entries are first checked against
 //! that publication's signed root.
+//! A v2 and a v3 publication spell every review differently: across that change the
+//! earlier one's entries are rebuilt from its run in the later one's spelling before they
+//! are compared (each is still checked against its own signed root first).
 //!
-//! Review hashes are plain hashes of pinned text: a judge key and a score are few enough
-//! to guess, so someone who knows an event's judge keys could test which judge gave a
-//! project which score. The rest of the entry is public already (`ranking`).
+//! The rest of an entry (quality, rank, interval) is public already (`ranking`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -84,6 +96,70 @@ fn opt_int(x: Option<u32>) -> String {
     x.map_or_else(|| "null".into(), |v| v.to_string())
 }
 
+/// How a tree's entries spell their reviews (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryFormat {
+    /// `verdict.publication.v2`: the plain SHA-256 of each review's pinned text.
+    Plain,
+    /// `verdict.publication.v3`: HMAC-SHA256 of the text under a key derived from the
+    /// whole of the run's inputs.
+    Salted,
+}
+
+impl EntryFormat {
+    /// [`EntryFormat::Salted`] as stored (`result_publications.entry_format`) and signed.
+    pub const SALTED: i32 = 2;
+
+    /// The format of a stored or signed `entry_format`: salted for 2, plain for none.
+    pub fn of(stored: Option<i32>) -> EntryFormat {
+        if stored == Some(Self::SALTED) {
+            EntryFormat::Salted
+        } else {
+            EntryFormat::Plain
+        }
+    }
+
+    /// What is stored and signed for this format.
+    pub fn stored(self) -> Option<i32> {
+        match self {
+            EntryFormat::Plain => None,
+            EntryFormat::Salted => Some(Self::SALTED),
+        }
+    }
+}
+
+/// The domain tag of the review commitments' key (followed by a newline, then the run's
+/// canonical inputs).
+const REVIEW_KEY_TAG: &str = "verdict.review-key.v1";
+
+/// The commitment to one review's pinned text, as entries in `format` spell it;
+/// `review_key` is [`review_key`] of the run's inputs (used by the salted format only).
+fn review_commitment(format: EntryFormat, review_key: &[u8], text: &str) -> String {
+    match format {
+        EntryFormat::Plain => sha256_hex(text.as_bytes()),
+        EntryFormat::Salted => {
+            use hmac::{Hmac, KeyInit, Mac};
+            // HMAC takes a key of any length; 32 bytes here.
+            let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(review_key)
+                .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+            mac.update(text.as_bytes());
+            hex::encode(mac.finalize().into_bytes())
+        }
+    }
+}
+
+/// The key of the salted review commitments of a run whose canonical inputs are `inputs`.
+fn review_key(inputs: &str) -> [u8; 32] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(REVIEW_KEY_TAG.as_bytes());
+    h.update(b"\n");
+    h.update(inputs.as_bytes());
+    let mut key = [0u8; 32];
+    key.copy_from_slice(&h.finalize());
+    key
+}
+
 /// A pinned review exactly as the run's canonical inputs spell it.
 pub fn review_text(judge: &str, project: &str, score: f64) -> String {
     format!(
@@ -94,15 +170,24 @@ pub fn review_text(judge: &str, project: &str, score: f64) -> String {
     )
 }
 
-/// The entries of a run's public projection, in leaf order (by project id).
-pub fn entries(input: &CalibrationInput, result: &CalibrationResult) -> Vec<Entry> {
+/// The entries of a run's public projection in `format`, in leaf order (by project id):
+/// `input` parsed from `inputs` (the run's canonical inputs text).
+pub fn entries(
+    input: &CalibrationInput,
+    inputs: &str,
+    format: EntryFormat,
+    result: &CalibrationResult,
+) -> Vec<Entry> {
+    let key = review_key(inputs);
     let mut reviews: HashMap<&str, Vec<String>> = HashMap::new();
     for r in &input.reviews {
         reviews
             .entry(r.project.as_str())
             .or_default()
-            .push(sha256_hex(
-                review_text(&r.judge, &r.project, r.score).as_bytes(),
+            .push(review_commitment(
+                format,
+                &key,
+                &review_text(&r.judge, &r.project, r.score),
             ));
     }
     let mut out: Vec<Entry> = result
@@ -165,19 +250,30 @@ impl ResultTree {
         }
     }
 
-    /// The tree of a run's pinned inputs (canonical JSON) and its parsed result.
-    pub fn of(inputs_json: &str, result: &CalibrationResult) -> AppResult<ResultTree> {
+    /// The tree in `format` of a run's pinned inputs (canonical JSON) and its parsed
+    /// result.
+    pub fn of(
+        inputs_json: &str,
+        result: &CalibrationResult,
+        format: EntryFormat,
+    ) -> AppResult<ResultTree> {
         let input: CalibrationInput = serde_json::from_str(inputs_json)
             .map_err(|e| AppError::Internal(format!("pinned inputs do not parse: {e}")))?;
-        Ok(ResultTree::new(entries(&input, result)))
+        Ok(ResultTree::new(entries(
+            &input,
+            inputs_json,
+            format,
+            result,
+        )))
     }
 
-    /// The tree of a stored run.
+    /// The tree in `format` of a stored run.
     pub fn of_run(
         run: &calibration_run::Model,
         result: &CalibrationResult,
+        format: EntryFormat,
     ) -> AppResult<ResultTree> {
-        ResultTree::of(&run.inputs, result)
+        ResultTree::of(&run.inputs, result, format)
     }
 
     pub fn size(&self) -> usize {
@@ -414,6 +510,21 @@ impl Published {
         PublicationDocument::of(&self.event.external_id, &self.publication, &self.run)
     }
 
+    /// How its entries spell their reviews.
+    pub fn format(&self) -> EntryFormat {
+        EntryFormat::of(self.publication.entry_format)
+    }
+
+    /// Its run's entries in `format`: its own tree's when that is its format, else rebuilt
+    /// (to compare with a publication that spells reviews the other way).
+    pub fn entries_in(&self, format: EntryFormat) -> AppResult<Vec<Entry>> {
+        if format == self.format() {
+            return Ok(self.tree.entries.clone());
+        }
+        let result = super::results::parse_result(&self.run)?;
+        Ok(ResultTree::of_run(&self.run, &result, format)?.entries)
+    }
+
     /// Whether the tree rebuilt from the run is the one the publication signed.
     pub fn root_matches(&self) -> bool {
         self.publication.merkle_root.as_deref() == Some(self.tree.root_hex().as_str())
@@ -446,7 +557,8 @@ pub async fn published<C: ConnectionTrait>(
         .one(db)
         .await?
         .ok_or(AppError::NotFound("calibration run"))?;
-    let tree = ResultTree::of_run(&run, &super::results::parse_result(&run)?)?;
+    let format = EntryFormat::of(publication.entry_format);
+    let tree = ResultTree::of_run(&run, &super::results::parse_result(&run)?, format)?;
     Ok(Published {
         event,
         publication,
@@ -527,7 +639,19 @@ mod tests {
             published_at: "2026-12-05T03:00:00.000000Z".into(),
             merkle_root: Some(tree.root_hex()),
             tree_size: Some(tree.size() as u64),
+            entry_format: EntryFormat::Salted.stored(),
         }
+    }
+
+    /// The reviews of `entry` (its `reviews` array).
+    fn reviews_of(entry: &Entry) -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(&entry.text).unwrap();
+        v["reviews"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_str().unwrap().to_owned())
+            .collect()
     }
 
     #[test]
@@ -537,7 +661,19 @@ mod tests {
             let t = review_text(&r.judge, &r.project, r.score);
             assert!(text.contains(&t), "{t} is not in the pinned inputs");
         }
-        let tree = ResultTree::of(&text, &result).unwrap();
+        // v2 (plain): each review's plain SHA-256, sorted, as every v2 publication spelt it.
+        let plain = ResultTree::of(&text, &result, EntryFormat::Plain).unwrap();
+        for e in &plain.entries {
+            let mut expected: Vec<String> = input
+                .reviews
+                .iter()
+                .filter(|r| r.project == e.project)
+                .map(|r| sha256_hex(review_text(&r.judge, &r.project, r.score).as_bytes()))
+                .collect();
+            expected.sort();
+            assert_eq!(reviews_of(e), expected);
+        }
+        let tree = ResultTree::of(&text, &result, EntryFormat::Salted).unwrap();
         assert_eq!(tree.size(), result.projects.len());
         let first = &tree.entries[0];
         let v: serde_json::Value = serde_json::from_str(&first.text).unwrap();
@@ -557,12 +693,61 @@ mod tests {
         assert!(tree.entries.windows(2).all(|w| w[0].project < w[1].project));
     }
 
+    /// v3's review commitments: recomputed from the whole pinned inputs (HMAC-SHA256 under
+    /// SHA-256 of the tag, a newline and inputs.json), and no guess of a judge and a score
+    /// tested against an entry by hashing it, which is what v2's plain hashes allowed.
+    #[test]
+    fn salted_review_commitments_need_the_whole_inputs() {
+        use hmac::{Hmac, KeyInit, Mac};
+        use sha2::Digest;
+        let (input, text, result) = run(3);
+        let tree = ResultTree::of(&text, &result, EntryFormat::Salted).unwrap();
+        let plain = ResultTree::of(&text, &result, EntryFormat::Plain).unwrap();
+        let key = sha2::Sha256::digest(format!("verdict.review-key.v1\n{text}").as_bytes());
+        let mut reviewed = 0;
+        for (e, p) in tree.entries.iter().zip(&plain.entries) {
+            let mut expected: Vec<String> = input
+                .reviews
+                .iter()
+                .filter(|r| r.project == e.project)
+                .map(|r| {
+                    let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&key).unwrap();
+                    mac.update(review_text(&r.judge, &r.project, r.score).as_bytes());
+                    hex::encode(mac.finalize().into_bytes())
+                })
+                .collect();
+            expected.sort();
+            let salted = reviews_of(e);
+            assert_eq!(salted, expected, "{}", e.project);
+            // An attacker's test: hash a guessed review and look for it in the entry.
+            for h in reviews_of(p) {
+                assert!(
+                    !salted.contains(&h),
+                    "a plain review hash is in {}",
+                    e.project
+                );
+            }
+            reviewed += salted.len();
+        }
+        assert!(reviewed > 0);
+        assert_ne!(tree.root_hex(), plain.root_hex());
+        // The same review text under another run's inputs commits differently.
+        let other = run(4).1;
+        let t = review_text(&input.reviews[0].judge, &input.reviews[0].project, 1.0);
+        assert_ne!(
+            review_commitment(EntryFormat::Salted, &review_key(&text), &t),
+            review_commitment(EntryFormat::Salted, &review_key(&other), &t)
+        );
+        // The run's inputs_hash (public) is not the key.
+        assert_ne!(sha256_hex(text.as_bytes()), hex::encode(review_key(&text)));
+    }
+
     #[test]
     fn a_proof_verifies_alone_and_fails_on_any_changed_byte() {
         let dir = tempfile::tempdir().unwrap();
         let signer = Signer25519::load_or_create(&dir.path().join("k")).unwrap();
         let (_, text, result) = run(5);
-        let tree = ResultTree::of(&text, &result).unwrap();
+        let tree = ResultTree::of(&text, &result, EntryFormat::Salted).unwrap();
         let doc = document(&tree);
         let sig = doc.sign(&signer);
         let pem = signer.public().to_pem();
@@ -591,6 +776,7 @@ mod tests {
         let v1 = PublicationDocument {
             merkle_root: None,
             tree_size: None,
+            entry_format: None,
             ..doc
         };
         assert!(
@@ -607,8 +793,8 @@ mod tests {
         let (_, text_a, result_a) = run(5);
         let (_, text_b, result_b) = run(6);
         let (a, b) = (
-            ResultTree::of(&text_a, &result_a).unwrap(),
-            ResultTree::of(&text_b, &result_b).unwrap(),
+            ResultTree::of(&text_a, &result_a, EntryFormat::Salted).unwrap(),
+            ResultTree::of(&text_b, &result_b, EntryFormat::Salted).unwrap(),
         );
         let doc_b = document(&b);
         let sig_b = doc_b.sign(&signer);
@@ -654,16 +840,28 @@ mod tests {
     }
 
     #[test]
-    fn v1_and_v2_documents_verify_each_as_signed() {
+    fn v1_v2_and_v3_documents_verify_each_as_signed() {
         let dir = tempfile::tempdir().unwrap();
         let signer = Signer25519::load_or_create(&dir.path().join("k")).unwrap();
         let tree = ResultTree::new(vec![]);
-        let v2 = document(&tree);
+        let v3 = document(&tree);
+        let v2 = PublicationDocument {
+            entry_format: None,
+            ..v3.clone()
+        };
         let v1 = PublicationDocument {
             merkle_root: None,
             tree_size: None,
             ..v2.clone()
         };
+        assert_eq!(
+            (v1.tag(), v2.tag(), v3.tag()),
+            (
+                "verdict.publication.v1",
+                "verdict.publication.v2",
+                "verdict.publication.v3"
+            )
+        );
         let key = signer.public();
         // A v1 signature is made over the v1 fields with the v1 tag, as before this step.
         let old = signer.sign(
@@ -691,8 +889,43 @@ mod tests {
         assert!(!resized.signature_ok(&key, &new));
         let half = PublicationDocument {
             tree_size: None,
-            ..v2
+            ..v2.clone()
         };
         assert!(!half.signature_ok(&key, &new));
+        // v3: the v2 fields under its own tag. A v3 signature does not pass for the v2
+        // document of the same root (a downgrade of the entries' format) nor the reverse,
+        // and no other format number or a format without a root was signed by anyone.
+        let salted = v3.sign(&signer);
+        assert!(v3.signature_ok(&key, &salted));
+        assert!(!v2.signature_ok(&key, &salted));
+        assert!(!v3.signature_ok(&key, &new));
+        let (result_hash, root, size) = ("ab".repeat(32), tree.root_hex(), tree.size().to_string());
+        let mut v2_fields = super::super::results::publication_fields(
+            "evt",
+            "2",
+            false,
+            "run.x",
+            &result_hash,
+            "2026-12-05T03:00:00.000000Z",
+        )
+        .to_vec();
+        v2_fields.extend([root.as_bytes(), size.as_bytes()]);
+        assert_eq!(
+            salted,
+            signer.sign(crate::crypto::signing::PUBLICATION_V3_TAG, &v2_fields)
+        );
+        for bad in [
+            PublicationDocument {
+                entry_format: Some(3),
+                ..v3.clone()
+            },
+            PublicationDocument {
+                merkle_root: None,
+                tree_size: None,
+                ..v3.clone()
+            },
+        ] {
+            assert!(!bad.signature_ok(&key, &bad.sign(&signer)));
+        }
     }
 }

@@ -27,7 +27,7 @@ use crate::calibrate::{
     self, CalibrationInput, CalibrationResult, ComparisonIn, JudgeIn, Params, ProjectIn, ReviewIn,
 };
 use crate::crypto::signing::{
-    PUBLICATION_TAG, PUBLICATION_V2_TAG, PublicKey, RUN_TAG, Signer25519,
+    PUBLICATION_TAG, PUBLICATION_V2_TAG, PUBLICATION_V3_TAG, PublicKey, RUN_TAG, Signer25519,
 };
 use crate::crypto::{canonical_json, sha256_hex};
 use crate::error::{AppError, AppResult};
@@ -450,7 +450,10 @@ pub fn parse_result(run: &calibration_run::Model) -> AppResult<CalibrationResult
 pub struct ParsedRuns {
     rows: Memo<i64, std::sync::Arc<calibration_run::Model>>,
     parsed: Memo<String, std::sync::Arc<CalibrationResult>>,
-    trees: Memo<(String, String), std::sync::Arc<super::proofs::ResultTree>>,
+    trees: Memo<
+        (String, String, super::proofs::EntryFormat),
+        std::sync::Arc<super::proofs::ResultTree>,
+    >,
     parses: std::sync::atomic::AtomicU64,
 }
 
@@ -489,18 +492,20 @@ impl ParsedRuns {
         Ok(self.parsed.insert(run.result_hash.clone(), parsed))
     }
 
-    /// The Merkle tree over the entries of `run` (`super::proofs`), built on first use;
-    /// named by the hashes of the inputs and the result it is a function of.
+    /// The Merkle tree over the entries of `run` (`super::proofs`) in `format`, built on
+    /// first use; named by the hashes of the inputs and the result it is a function of,
+    /// and the format.
     pub fn tree(
         &self,
         run: &calibration_run::Model,
+        format: super::proofs::EntryFormat,
     ) -> AppResult<std::sync::Arc<super::proofs::ResultTree>> {
-        let key = (run.inputs_hash.clone(), run.result_hash.clone());
+        let key = (run.inputs_hash.clone(), run.result_hash.clone(), format);
         if let Some(t) = self.trees.get(&key) {
             return Ok(t);
         }
         let result = self.get(run)?;
-        let tree = std::sync::Arc::new(super::proofs::ResultTree::of_run(run, &result)?);
+        let tree = std::sync::Arc::new(super::proofs::ResultTree::of_run(run, &result, format)?);
         Ok(self.trees.insert(key, tree))
     }
 
@@ -542,7 +547,9 @@ pub fn publication_fields<'a>(
 
 /// A publication's signed document: the fields [`publication_fields`] lists, and from
 /// `verdict.publication.v2` on the Merkle root over the run's entries and the tree size
-/// (`domain::proofs`). A publication without a root is a v1 document and verifies as one.
+/// (`domain::proofs`). A publication without a root is a v1 document and verifies as one;
+/// one with `entry_format` 2 (salted review commitments) is a v3 document, signed over the
+/// same fields under its own tag, so that it cannot pass for a v2 one or the reverse.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PublicationDocument {
     pub event: String,
@@ -558,6 +565,9 @@ pub struct PublicationDocument {
     /// Absent on a v1 document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree_size: Option<u64>,
+    /// 2 on a v3 document (`proofs::EntryFormat::Salted`); absent on v1 and v2 ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_format: Option<i32>,
 }
 
 impl PublicationDocument {
@@ -576,16 +586,23 @@ impl PublicationDocument {
             published_at: canonical_time(p.published_at),
             merkle_root: p.merkle_root.clone(),
             tree_size: p.merkle_size.map(|n| n.max(0) as u64),
+            entry_format: p.entry_format,
         }
     }
 
-    /// The signature's domain tag: v2 with a root, v1 without.
+    /// The signature's domain tag: v3 with a root over salted entries, v2 with a root over
+    /// plain ones, v1 without.
     pub fn tag(&self) -> &'static str {
-        if self.merkle_root.is_some() {
-            PUBLICATION_V2_TAG
-        } else {
-            PUBLICATION_TAG
+        match (&self.merkle_root, self.entry_format) {
+            (Some(_), Some(_)) => PUBLICATION_V3_TAG,
+            (Some(_), None) => PUBLICATION_V2_TAG,
+            (None, _) => PUBLICATION_TAG,
         }
+    }
+
+    /// How the entries under the root spell their reviews.
+    pub fn entry_format(&self) -> super::proofs::EntryFormat {
+        super::proofs::EntryFormat::of(self.entry_format)
     }
 
     fn signed<T>(&self, with: impl FnOnce(&'static str, &[&[u8]]) -> T) -> T {
@@ -603,7 +620,7 @@ impl PublicationDocument {
                 let size = size.map(|n| n.to_string()).unwrap_or_default();
                 let mut fields = v1.to_vec();
                 fields.extend([root.as_bytes(), size.as_bytes()]);
-                with(PUBLICATION_V2_TAG, &fields)
+                with(self.tag(), &fields)
             }
             (None, _) => with(PUBLICATION_TAG, &v1),
         }
@@ -614,9 +631,14 @@ impl PublicationDocument {
     }
 
     /// Whether `signature` (hex) signs this document with `key`. A v1 document (no root)
-    /// with a tree size, or a v2 one without, is not a document anyone signed.
+    /// with a tree size or an entry format, a v2 or v3 one without a size, or an entry
+    /// format other than 2, is not a document anyone signed.
     pub fn signature_ok(&self, key: &PublicKey, signature: &str) -> bool {
         self.merkle_root.is_some() == self.tree_size.is_some()
+            && match self.entry_format {
+                None => true,
+                Some(f) => f == super::proofs::EntryFormat::SALTED && self.merkle_root.is_some(),
+            }
             && self.signed(|tag, fields| key.verify(tag, fields, signature))
     }
 }
@@ -645,7 +667,8 @@ pub async fn publish(
     let public = crate::crypto::public_id("pub");
     let at = w.now();
     let at_text = canonical_time(at);
-    let tree = super::proofs::ResultTree::of_run(&run, &parse_result(&run)?)?;
+    let format = super::proofs::EntryFormat::Salted;
+    let tree = super::proofs::ResultTree::of_run(&run, &parse_result(&run)?, format)?;
     let document = PublicationDocument {
         event: e.external_id.clone(),
         version,
@@ -655,6 +678,7 @@ pub async fn publish(
         published_at: at_text.clone(),
         merkle_root: Some(tree.root_hex()),
         tree_size: Some(tree.size() as u64),
+        entry_format: format.stored(),
     };
     let seq = w
         .append_in_place(
@@ -669,6 +693,7 @@ pub async fn publish(
                     "published_at": at_text,
                     "merkle_root": document.merkle_root,
                     "tree_size": document.tree_size,
+                    "entry_format": document.entry_format,
                 })),
         )
         .await?;
@@ -685,6 +710,7 @@ pub async fn publish(
         audit_seq: Set(seq),
         merkle_root: Set(document.merkle_root),
         merkle_size: Set(Some(tree.size() as i64)),
+        entry_format: Set(document.entry_format),
         ..Default::default()
     }
     .insert(txn)

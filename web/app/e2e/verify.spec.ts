@@ -72,7 +72,7 @@ test('a participant sees their project’s inclusion proof checked in the browse
   await expect(section.getByText('FAIL', { exact: true })).toHaveCount(0);
   for (const line of await lines.all()) await expect(line).toHaveText(/^ok: /);
   await expect(lines.nth(0)).toContainText('the proof’s key is this deployment’s key');
-  await expect(lines.nth(1)).toContainText(`publication signature (verdict.publication.v2) over event evt_`);
+  await expect(lines.nth(1)).toContainText(`publication signature (verdict.publication.v3) over event evt_`);
   await expect(lines.nth(1)).not.toContainText('not checked');
   await expect(lines.nth(2)).toContainText('the proof’s root and tree size (8) are the signed ones');
   await expect(lines.nth(3)).toHaveText(`ok: the entry is project ${seed.project}’s`);

@@ -14,6 +14,8 @@ type Publication = {
   published_at: string;
   merkle_root?: string;
   tree_size?: number;
+  /** 2: the entries hold salted review commitments (a `verdict.publication.v3` document). */
+  entry_format?: number;
 };
 
 type Proof = {
@@ -123,13 +125,16 @@ export async function verifyProof(text: string, pinned: string): Promise<Check[]
   checks.push({ ok: keyOk, what: `the proof’s key is this deployment’s key ${pinned}` });
 
   let signed = false;
-  let what = `publication signature (verdict.publication.v2) over event ${d.event}, version ${d.version}, root and size`;
+  // v3 signs the v2 fields under its own tag; no other entry format was ever signed.
+  const tag = d.entry_format == null ? 'verdict.publication.v2' : 'verdict.publication.v3';
+  let what = `publication signature (${tag}) over event ${d.event}, version ${d.version}, root and size`;
   const sig = unhex(p.signature);
-  if (key && keyOk && sig && d.merkle_root != null && d.tree_size != null) {
+  const formatOk = d.entry_format == null || d.entry_format === 2;
+  if (key && keyOk && sig && formatOk && d.merkle_root != null && d.tree_size != null) {
     const fields = [d.event, String(d.version), d.final ? 'final' : 'provisional', d.run, d.result_hash, d.published_at, d.merkle_root, String(d.tree_size)];
     try {
       const k = await crypto.subtle.importKey('raw', key as BufferSource, { name: 'Ed25519' }, false, ['verify']);
-      signed = await crypto.subtle.verify({ name: 'Ed25519' }, k, sig as BufferSource, (await preImage('verdict.publication.v2', fields)) as BufferSource);
+      signed = await crypto.subtle.verify({ name: 'Ed25519' }, k, sig as BufferSource, (await preImage(tag, fields)) as BufferSource);
     } catch {
       what += ': not checked, this browser’s WebCrypto has no Ed25519 (check the file with verdict results verify-proof)';
     }

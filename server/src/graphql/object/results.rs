@@ -68,7 +68,9 @@ pub(crate) const POLICIES: &[(&str, Rule)] = &[
     ("PublishedResults.rankingPage", Rule::Public),
     ("PublishedResults.certainty", Rule::Public),
     // A proof carries one project's public entry (the same numbers as `ranking`, plus
-    // hashes of its pinned reviews) and the signed publication: public like the results.
+    // commitments to its pinned reviews that only the holders of the run's inputs can
+    // recompute, from verdict.publication.v3 on) and the signed publication: public like
+    // the results.
     ("PublishedResults.inclusionProof", Rule::Public),
     ("InclusionProof.projectExternalId", Rule::Public),
     ("InclusionProof.leafIndex", Rule::Public),
@@ -416,9 +418,10 @@ impl ResultPublication {
     async fn run_id(&self) -> ID {
         ID(self.run.public_id.clone())
     }
-    /// Ed25519 signature (hex) over the publication's pre-image: `verdict.publication.v2`
-    /// (with the Merkle root of its entries), or `verdict.publication.v1` for publications
-    /// made before results carried a root.
+    /// Ed25519 signature (hex) over the publication's pre-image: `verdict.publication.v3`
+    /// (with the Merkle root of its entries, whose reviews are salted commitments),
+    /// `verdict.publication.v2` for publications whose entries hold plain review hashes,
+    /// or `verdict.publication.v1` for publications made before results carried a root.
     async fn signature(&self) -> &str {
         &self.row.signature
     }
@@ -545,7 +548,12 @@ impl PublishedResults {
         if self.row.merkle_root.is_none() {
             return Ok(None);
         }
-        let tree = ctx.services().parsed_runs.tree(&self.run).gql(ctx)?;
+        let format = crate::domain::proofs::EntryFormat::of(self.row.entry_format);
+        let tree = ctx
+            .services()
+            .parsed_runs
+            .tree(&self.run, format)
+            .gql(ctx)?;
         // An entry is named by the project's external id; a public id is looked up in
         // this event.
         let external = if tree.position(project.as_str()).is_some() {
@@ -608,8 +616,9 @@ impl InclusionProof {
     async fn tree_size(&self) -> i64 {
         self.proof.tree_size as i64
     }
-    /// The entry, canonical JSON: project, its reviews' hashes, its calibrated quality and
-    /// standard error, its rank and the rank's 90% interval.
+    /// The entry, canonical JSON: project, commitments to its reviews (salted, see
+    /// `signedTag`), its calibrated quality and standard error, its rank and the rank's
+    /// 90% interval.
     async fn entry(&self) -> &str {
         &self.proof.entry
     }
@@ -628,7 +637,8 @@ impl InclusionProof {
     async fn root(&self) -> &str {
         &self.proof.root
     }
-    /// The signature's domain tag: `verdict.publication.v2`.
+    /// The signature's domain tag: `verdict.publication.v3` (`.v2` for a publication whose
+    /// entries hold plain review hashes).
     async fn signed_tag(&self) -> &str {
         self.proof.publication.tag()
     }

@@ -510,6 +510,9 @@ fn study_options() -> JointOptions {
     if let Some(v) = var("PAIR_RECALIBRATE") {
         o.recalibrate = v == "1";
     }
+    if let Some(v) = var("PAIR_SHARPEN") {
+        o.sharpen = v == "1";
+    }
     if let Some(v) = var("PAIR_DRAW_POWER").and_then(|s| s.parse().ok()) {
         o.draw_power = v;
     }

@@ -126,6 +126,8 @@ pub(crate) struct JointOptions {
     /// with `γ` fitted to every judge's held-out choices ([`calibration_slope`]), `γ' =
     /// min(γ, 1)` (the test is only ever made more cautious than the model).
     pub(crate) recalibrate: bool,
+    /// With [`JointOptions::recalibrate`], use `γ` itself, also above 1 (sharper).
+    pub(crate) sharpen: bool,
     /// On inputs without scores, divide the draws' deviations by `γ^draw_power` (0: not).
     pub(crate) draw_power: f64,
 }
@@ -139,6 +141,7 @@ impl JointOptions {
         one_family: false,
         draw_scale: 1.0,
         recalibrate: false,
+        sharpen: false,
         draw_power: 0.0,
     };
     /// `verdict-calibrate/7`.
@@ -149,6 +152,7 @@ impl JointOptions {
         one_family: true,
         draw_scale: 1.0,
         recalibrate: true,
+        sharpen: false,
         draw_power: 0.5,
     };
 }
@@ -843,7 +847,8 @@ pub(crate) fn calibrate_joint_traced(
                     let q: Vec<f64> = p
                         .iter()
                         .map(|&p| {
-                            sigmoid(gamma.min(1.0) * (p / (1.0 - p)).ln()).clamp(1e-9, 1.0 - 1e-9)
+                            let g = if opts.sharpen { gamma } else { gamma.min(1.0) };
+                            sigmoid(g * (p / (1.0 - p)).ln()).clamp(1e-9, 1.0 - 1e-9)
                         })
                         .collect();
                     comparison_z(&q)

@@ -7,10 +7,13 @@
 //! interval width, and the judge flags: how often a judge who scores at random is
 //! flagged, and how many honest judges are flagged (any flag but `ok`).
 
+use statrs::distribution::{ContinuousCDF, Normal};
+
 use super::fit::ModelOptions;
+use super::joint::{self, JointOptions};
 use super::model::Engine;
 use super::synth::{JudgeKind, PairParams, Panel, SynthParams};
-use super::{CalibrationResult, FLAG_OK, Params, Progress, calibrate, calibrate_with};
+use super::{CalibrationResult, FLAG_OK, Params, Progress, calibrate_with};
 
 /// A panel shape: projects, judges, reviews per project, per-criterion noise of a typical
 /// judge.
@@ -63,6 +66,9 @@ pub(super) struct Tally {
     pub(super) honest_flagged: usize,
     /// Flags raised on honest judges, by flag.
     pub(super) honest_flags: std::collections::BTreeMap<String, usize>,
+    /// Honest judges who compare (ids `c…`), and how many of them were flagged.
+    pub(super) honest_comparers: usize,
+    pub(super) honest_comparers_flagged: usize,
 }
 
 fn measure(panel: &Panel, seed: u64, engine: Engine, t: &mut Tally) {
@@ -125,6 +131,10 @@ pub(super) fn score(panel: &Panel, r: &CalibrationResult, t: &mut Tally) {
             JudgeKind::Normal => {
                 t.honest_judges += 1;
                 t.honest_flagged += usize::from(flagged);
+                if out.comparisons.is_some_and(|c| c > 0) {
+                    t.honest_comparers += 1;
+                    t.honest_comparers_flagged += usize::from(flagged);
+                }
                 if flagged {
                     *t.honest_flags.entry(out.flag.clone()).or_default() += 1;
                 }
@@ -439,17 +449,135 @@ fn pair_panel(shape: &PairShape, seed: u64) -> Panel {
     }
 }
 
+/// What a pairwise study saw beyond the tally: the comparison tests' p-values (as used
+/// and as the model alone gives them) and reliabilities of honest and random judges, and
+/// an oracle's statistic for each (see [`oracle_z`]).
+#[derive(Default)]
+struct PairSeen {
+    honest_p: Vec<f64>,
+    honest_model_p: Vec<f64>,
+    random_p: Vec<f64>,
+    honest_eta: Vec<f64>,
+    random_eta: Vec<f64>,
+    oracle_honest: Vec<f64>,
+    oracle_random: Vec<f64>,
+    gamma: Vec<f64>,
+}
+
+/// The oracle's test of a comparison judge: the standardised log-likelihood of its choices
+/// under the *true* qualities and a typical honest judge's perception noise (0.1: `P(a
+/// beats b) = Φ((q_a − q_b) / (0.1 √2))`), which no engine has.
+fn oracle_z(panel: &Panel, id: &str) -> Option<f64> {
+    let normal = Normal::standard();
+    let index = |p: &str| -> usize { p[1..].parse().expect("synthetic project id") };
+    let (mut ll, mut mean, mut var, mut n) = (0.0, 0.0, 0.0, 0usize);
+    for c in panel.input.comparisons.iter().filter(|c| c.judge == id) {
+        let d = panel.true_quality[index(&c.better)] - panel.true_quality[index(&c.worse)];
+        let p = normal
+            .cdf(d / (0.1 * std::f64::consts::SQRT_2))
+            .clamp(1e-9, 1.0 - 1e-9);
+        let (lp, lq) = (p.ln(), (1.0 - p).ln());
+        ll += lp;
+        mean += p * lp + (1.0 - p) * lq;
+        var += p * (1.0 - p) * (lp - lq).powi(2);
+        n += 1;
+    }
+    (n >= joint::MIN_FLAG_COMPARISONS && var > 0.0).then(|| (ll - mean) / var.sqrt())
+}
+
+/// The joint engine's options for a study: `PAIR_ENGINE=6` for v6, else v7; then
+/// `PAIR_PRIOR_A`, `PAIR_NULL=model|population`, `PAIR_ONE_FAMILY=0|1`,
+/// `PAIR_DRAW_SCALE`, `PAIR_RECALIBRATE=0|1`, `PAIR_DRAW_POWER` override single options.
+fn study_options() -> JointOptions {
+    let var = |k: &str| std::env::var(k).ok();
+    let mut o = if var("PAIR_ENGINE").as_deref() == Some("6") {
+        JointOptions::V6
+    } else {
+        JointOptions::V7
+    };
+    if let Some(a) = var("PAIR_PRIOR_A").and_then(|s| s.parse().ok()) {
+        o.reliability_prior = (a, 1.0);
+    }
+    if let Some(v) = var("PAIR_NULL") {
+        o.population_null = v == "population";
+    }
+    if let Some(v) = var("PAIR_ONE_FAMILY") {
+        o.one_family = v == "1";
+    }
+    if let Some(v) = var("PAIR_DRAW_SCALE").and_then(|s| s.parse().ok()) {
+        o.draw_scale = v;
+    }
+    if let Some(v) = var("PAIR_RECALIBRATE") {
+        o.recalibrate = v == "1";
+    }
+    if let Some(v) = var("PAIR_SHARPEN") {
+        o.sharpen = v == "1";
+    }
+    if let Some(v) = var("PAIR_DRAW_POWER").and_then(|s| s.parse().ok()) {
+        o.draw_power = v;
+    }
+    o
+}
+
 fn pair_tally(shape: &PairShape, first_seed: u64, seeds: u64, bootstrap: u32) -> Tally {
+    pair_study(shape, first_seed, seeds, bootstrap, &JointOptions::V7).0
+}
+
+fn pair_study(
+    shape: &PairShape,
+    first_seed: u64,
+    seeds: u64,
+    bootstrap: u32,
+    opts: &JointOptions,
+) -> (Tally, PairSeen) {
     let mut t = Tally::default();
+    let mut seen = PairSeen::default();
     for seed in first_seed..first_seed + seeds {
         let panel = pair_panel(shape, seed);
         let params = Params {
             bootstrap,
             ..Params::default_for(seed)
         };
-        score(&panel, &calibrate(&panel.input, &params), &mut t);
+        let (r, trace) =
+            joint::calibrate_joint_traced(&panel.input, &params, Progress::none(), opts);
+        score(&panel, &r, &mut t);
+        seen.gamma.push(trace.gamma);
+        for (id, p, model_p) in &trace.judges {
+            let Some(j) = panel.input.judges.iter().position(|x| &x.id == id) else {
+                continue;
+            };
+            let eta = r
+                .judges
+                .iter()
+                .find(|o| &o.id == id)
+                .and_then(|o| o.reliability);
+            let oracle = oracle_z(&panel, id);
+            match panel.kind[j] {
+                JudgeKind::Normal => {
+                    seen.honest_p.extend(p);
+                    seen.honest_model_p.extend(model_p);
+                    seen.honest_eta.extend(eta);
+                    seen.oracle_honest.extend(oracle);
+                }
+                JudgeKind::Random => {
+                    seen.random_p.extend(p);
+                    seen.random_eta.extend(eta);
+                    seen.oracle_random.extend(oracle);
+                }
+                _ => {}
+            }
+        }
     }
-    t
+    (t, seen)
+}
+
+fn mean_of(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Share of `v` at or under `x`.
+fn at_most(v: &[f64], x: f64) -> f64 {
+    share(v.iter().filter(|&&p| p <= x).count(), v.len())
 }
 
 #[test]
@@ -460,20 +588,23 @@ fn coverage_of_pairwise_and_mixed_panels() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
     // `PAIR_SEEDS=N` measures N panels per shape, `PAIR_SHAPE=word` only the shapes whose
-    // name holds it.
+    // name holds it (`PAIR_SHAPE="small pairwise"` one shape).
     let seeds: Option<u64> = std::env::var("PAIR_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok());
     let only = std::env::var("PAIR_SHAPE").unwrap_or_default();
+    let opts = study_options();
+    println!("{opts:?}");
     println!(
-        "| shape | panels | coverage | top 10 % | bottom 10 % | mean width | random clickers flagged | honest judges flagged |"
+        "| shape | panels | coverage | top 10 % | bottom 10 % | mean width | random clickers flagged | honest judges flagged | honest comparers flagged |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut extra = Vec::new();
     for shape in PAIR_SHAPES.iter().filter(|s| s.name.contains(&only)) {
         let n = seeds.unwrap_or(shape.seeds);
-        let t = pair_tally(shape, first, n, 200);
+        let (t, seen) = pair_study(shape, first, n, 200, &opts);
         println!(
-            "| {} ({}p, {}j×k{} + {}×{}–{}) | {} | {:.3} | {:.3} | {:.3} | {:.1} | {}/{} | {}/{} {:?} |",
+            "| {} ({}p, {}j×k{} + {}×{}–{}) | {} | {:.3} | {:.3} | {:.3} | {:.1} | {}/{} | {}/{} {:?} | {}/{} |",
             shape.name,
             shape.projects,
             shape.score_judges,
@@ -491,6 +622,99 @@ fn coverage_of_pairwise_and_mixed_panels() {
             t.honest_flagged,
             t.honest_judges,
             t.honest_flags,
+            t.honest_comparers_flagged,
+            t.honest_comparers,
         );
+        // The oracle at one false flag in 300 honest judges.
+        let mut honest = seen.oracle_honest.clone();
+        honest.sort_by(f64::total_cmp);
+        let cut = honest
+            .get(honest.len() / 300)
+            .copied()
+            .unwrap_or(f64::NEG_INFINITY);
+        let caught = seen.oracle_random.iter().filter(|&&z| z < cut).count();
+        extra.push(format!(
+            "{}: honest comparers' p used ≤0.01/0.05/0.2/0.5: {:.3}/{:.3}/{:.3}/{:.3} (model's {:.3}/{:.3}/{:.3}/{:.3}, n {}); random p ≤0.01/0.05: {:.2}/{:.2}; η honest {:.3} random {:.3}; γ {:.3} ({:.3}–{:.3}); oracle at 1/300: {}/{} ({:.2})",
+            shape.name,
+            at_most(&seen.honest_p, 0.01),
+            at_most(&seen.honest_p, 0.05),
+            at_most(&seen.honest_p, 0.2),
+            at_most(&seen.honest_p, 0.5),
+            at_most(&seen.honest_model_p, 0.01),
+            at_most(&seen.honest_model_p, 0.05),
+            at_most(&seen.honest_model_p, 0.2),
+            at_most(&seen.honest_model_p, 0.5),
+            seen.honest_p.len(),
+            at_most(&seen.random_p, 0.01),
+            at_most(&seen.random_p, 0.05),
+            mean_of(&seen.honest_eta),
+            mean_of(&seen.random_eta),
+            mean_of(&seen.gamma),
+            seen.gamma.iter().copied().fold(f64::INFINITY, f64::min),
+            seen.gamma.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            caught,
+            seen.oracle_random.len(),
+            share(caught, seen.oracle_random.len()),
+        ));
+    }
+    for line in extra {
+        println!("{line}");
+    }
+}
+
+// Issue 26's bands for engine v7, asserted on seeded panels (deterministic: the same
+// panels and draws on every run). The 200-project shapes are studies (`#[ignore]`):
+// `cargo test --release -p verdict --lib pairwise_bands_on_gavel_panels -- --ignored`.
+
+fn pair_shape(name: &str) -> &'static PairShape {
+    PAIR_SHAPES
+        .iter()
+        .find(|s| s.name == name)
+        .expect("a pairwise shape")
+}
+
+/// Comparisons only, 40 projects, 12 judges × 15–25 comparisons, one random clicker:
+/// intervals no longer too wide (v6: 0.93), and honest judges rarely flagged.
+#[test]
+fn small_pairwise_panels_cover_about_ninety_percent() {
+    let t = pair_tally(pair_shape("small pairwise"), 1, SMALL_BAND_PANELS, 200);
+    assert_band(&t);
+    assert!(
+        t.honest_flagged * 300 <= t.honest_judges,
+        "{}/{} honest judges flagged",
+        t.honest_flagged,
+        t.honest_judges
+    );
+}
+
+/// Scores and comparisons, 40 projects: 12 score judges (k = 3) and 8 judges × 10–15
+/// comparisons, one of them clicking at random: at most one honest judge in 300 flagged
+/// (v6: 7 in 570 on panels 1–30, all `discordant`), intervals in the band.
+#[test]
+fn small_mixed_panels_flag_few_honest_judges_and_cover_about_ninety_percent() {
+    let t = pair_tally(pair_shape("small mixed"), 1, SMALL_BAND_PANELS, 200);
+    assert!(
+        t.honest_flagged * 300 <= t.honest_judges,
+        "{}/{} honest judges flagged: {:?}",
+        t.honest_flagged,
+        t.honest_judges,
+        t.honest_flags
+    );
+    assert_band(&t);
+}
+
+/// Panels per small shape in the band tests.
+const SMALL_BAND_PANELS: u64 = 30;
+
+/// The Gavel-sized shapes (200 projects): overall coverage in the band. Not asserted, as
+/// not met (see the module doc of `mod.rs`): the true top and bottom tenth (0.80–0.85) and,
+/// on mixed panels, the honest judges' flags (8 in 2370 on 30 panels, 1 in 296).
+#[test]
+#[ignore = "a study: run it in release (see the comment above)"]
+fn pairwise_bands_on_gavel_panels() {
+    for name in ["gavel", "gavel mixed"] {
+        let t = pair_tally(pair_shape(name), 1, 10, 200);
+        let c = share(t.covered, t.with_interval);
+        assert!((0.88..=0.92).contains(&c), "{name}: coverage {c}");
     }
 }

@@ -123,7 +123,20 @@ pub(crate) fn judges_out(
     main: Option<&MainFit>,
     engine: Engine,
 ) -> Vec<JudgeOut> {
+    judges_out_with_p(judge_ids, cand, judge_in_main, main, engine).0
+}
+
+/// [`judges_out`], and each judge's p-value of the score tests (`judge_flags.rs`) before
+/// the false-discovery control (`None` when untested; engines v3 and later only).
+pub(crate) fn judges_out_with_p(
+    judge_ids: &[String],
+    cand: &[Rev],
+    judge_in_main: &[bool],
+    main: Option<&MainFit>,
+    engine: Engine,
+) -> (Vec<JudgeOut>, Vec<Option<f64>>) {
     let nj = judge_ids.len();
+    let mut score_p: Vec<Option<f64>> = vec![None; nj];
     let mut scores: Vec<Vec<f64>> = vec![Vec::new(); nj];
     for r in cand {
         scores[r.j].push(r.y);
@@ -186,10 +199,14 @@ pub(crate) fn judges_out(
             for (slot, local) in tested_discordant.iter_mut().zip(m.judge_local) {
                 *slot = local.is_some_and(|lj| flagged[lj]);
             }
+            let p = judge_flags::discordant_p_values(m, &by_judge, &tested);
+            for (slot, local) in score_p.iter_mut().zip(m.judge_local) {
+                *slot = local.and_then(|lj| p[lj]);
+            }
         }
     }
 
-    (0..nj)
+    let judges = (0..nj)
         .map(|j| {
             let n = scores[j].len();
             let local = main.and_then(|m| m.judge_local[j].map(|lj| (m, lj)));
@@ -236,7 +253,8 @@ pub(crate) fn judges_out(
                 reliability: None,
             }
         })
-        .collect()
+        .collect();
+    (judges, score_p)
 }
 
 /// Reviews whose residual is more than [`OUTLIER_Z`] robust standard

@@ -48,9 +48,18 @@
 //! Judges who score keep v5's flags from the scores. A judge's comparisons are tested
 //! against an honest judge of the same pairs: under the held-out probabilities of stage 2,
 //! the log-likelihood of the judge's choices has a known mean and variance; a judge whose
-//! choices are improbably unlikely (one-sided normal p-value) is flagged `discordant`, Benjamini–Hochberg at the score flags' false-discovery rate
+//! choices are improbably unlikely (one-sided normal p-value) is flagged `discordant`,
+//! Benjamini–Hochberg at the score flags' false-discovery rate
 //! (`judge_flags::FALSE_DISCOVERY_RATE`) over the judges with at least
-//! [`MIN_FLAG_COMPARISONS`] comparisons.
+//! [`MIN_FLAG_COMPARISONS`] comparisons (v6).
+//!
+//! Engine `verdict-calibrate/7` tests the same log-likelihood against held-out
+//! probabilities recalibrated on the panel, `σ(min(γ, 1) logit p)` with `γ` the calibration
+//! slope of every judge's held-out choices ([`calibration_slope`]), and puts the score and
+//! comparison tests under one Benjamini–Hochberg control over all judges (a judge with
+//! both kinds: twice the smaller p-value); without scores, it divides the posterior
+//! draws' deviations by `√γ` (see `mod.rs`, *Engine versions*, for why and what was
+//! measured). [`JointOptions`] holds what tells v6 and v7 apart.
 //!
 //! Cost: one dense `n × n` factorisation and inverse per EM pass, `n` = ranked projects
 //! plus score judges; fine for the hundreds of projects a pairwise event has, not for tens
@@ -70,7 +79,7 @@ use super::prep::{Components, Prepared, Rev, main_component};
 use super::progress::{Progress, Stage};
 use super::report;
 use super::rng::{Rng, STREAM_POSTERIOR};
-use super::stats::sigmoid;
+use super::stats::{random_effects, sigmoid};
 use super::types::*;
 use super::{MAX_BOOTSTRAP, inputs_hash, lambda_grid};
 
@@ -95,6 +104,68 @@ const TAU2_MAX_SCORES: f64 = 4.0;
 pub(crate) const MIN_FLAG_COMPARISONS: usize = 5;
 /// Name of the model in results.
 pub(crate) const MODEL_NAME: &str = "joint: additive-ridge+noise-weights(df8) + crowd-bt";
+
+/// What tells the joint engines apart (v6, v7); the study in `coverage.rs` also runs
+/// variants of them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct JointOptions {
+    /// The `engine_version` of the results.
+    pub(crate) version: &'static str,
+    /// Beta prior of the reliabilities (`a`, `b`); they start at its mean.
+    pub(crate) reliability_prior: (f64, f64),
+    /// Test a judge's comparisons against the honest judges of the panel (their
+    /// log-likelihood z-scores' centre and spread, [`random_effects`]) instead of the
+    /// model's own null alone.
+    pub(crate) population_null: bool,
+    /// One false-discovery control over every judge (score and comparison tests
+    /// together, a judge with both kinds tested once, Bonferroni) instead of one per kind.
+    pub(crate) one_family: bool,
+    /// Factor on the posterior draws' deviations from the estimates.
+    pub(crate) draw_scale: f64,
+    /// Recalibrate the held-out probabilities before the comparison test: `σ(γ' logit p)`
+    /// with `γ` fitted to every judge's held-out choices ([`calibration_slope`]), `γ' =
+    /// min(γ, 1)` (the test is only ever made more cautious than the model).
+    pub(crate) recalibrate: bool,
+    /// With [`JointOptions::recalibrate`], use `γ` itself, also above 1 (sharper).
+    pub(crate) sharpen: bool,
+    /// On inputs without scores, divide the draws' deviations by `γ^draw_power` (0: not).
+    pub(crate) draw_power: f64,
+}
+
+impl JointOptions {
+    /// `verdict-calibrate/6`.
+    pub(crate) const V6: JointOptions = JointOptions {
+        version: super::ENGINE_VERSION_6,
+        reliability_prior: RELIABILITY_PRIOR,
+        population_null: false,
+        one_family: false,
+        draw_scale: 1.0,
+        recalibrate: false,
+        sharpen: false,
+        draw_power: 0.0,
+    };
+    /// `verdict-calibrate/7`.
+    pub(crate) const V7: JointOptions = JointOptions {
+        version: super::ENGINE_VERSION_7,
+        reliability_prior: RELIABILITY_PRIOR,
+        population_null: false,
+        one_family: true,
+        draw_scale: 1.0,
+        recalibrate: true,
+        sharpen: false,
+        draw_power: 0.5,
+    };
+}
+
+/// What the joint fit saw of each comparison judge (for the studies): id, the p-value of
+/// their comparisons' test as used, and as the model alone gives it.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct JointTrace {
+    pub(crate) judges: Vec<(String, Option<f64>, Option<f64>)>,
+    /// The held-out probabilities' calibration slope.
+    pub(crate) gamma: f64,
+}
 
 /// A usable comparison in index space: judge `j`, `better` and `worse` projects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -449,8 +520,15 @@ impl Problem<'_> {
         out
     }
 
-    /// Posterior draws of the qualities, ranked.
-    fn draws(&self, fit: &Joint, draws: u32, seed: u64, progress: &Progress) -> Option<Draws> {
+    /// Posterior draws of the qualities, ranked; their deviations times `scale`.
+    fn draws(
+        &self,
+        fit: &Joint,
+        draws: u32,
+        seed: u64,
+        scale: f64,
+        progress: &Progress,
+    ) -> Option<Draws> {
         let chol = fit.chol.as_ref()?;
         if draws == 0 || self.n == 0 {
             return None;
@@ -465,6 +543,11 @@ impl Problem<'_> {
                 *v = rng.normal();
             }
             chol.solve_upper(&mut z);
+            if scale != 1.0 {
+                for v in z.iter_mut() {
+                    *v *= scale;
+                }
+            }
             let q: Vec<f64> = (0..self.n).map(|p| fit.x[p] + z[p]).collect();
             for (p, r) in competition_ranks(&q).into_iter().enumerate() {
                 ranks[p * nb + b] = r;
@@ -484,11 +567,15 @@ fn mixture_information(d: f64, eta: f64) -> f64 {
 }
 
 /// A judge's reliability from the held-out probabilities `p` of their choices: the mode
-/// of the Beta([`RELIABILITY_PRIOR`]) posterior of the mixture weight `η` in
+/// of the Beta(`prior`) posterior of the mixture weight `η` in
 /// `η p + (1 − η)(1 − p)` (EM), within [`RELIABILITY_RANGE`].
-fn reliability(p: &[f64]) -> f64 {
-    let (a, b) = RELIABILITY_PRIOR;
-    let mut eta = RELIABILITY_START;
+fn reliability(p: &[f64], prior: (f64, f64)) -> f64 {
+    let (a, b) = prior;
+    let mut eta = if prior == RELIABILITY_PRIOR {
+        RELIABILITY_START
+    } else {
+        a / (a + b)
+    };
     for _ in 0..100 {
         let sum: f64 = p
             .iter()
@@ -510,6 +597,11 @@ fn reliability(p: &[f64]) -> f64 {
 /// choice with its probability): normal, with the sum's exact mean and variance. `None`
 /// with fewer than [`MIN_FLAG_COMPARISONS`] comparisons.
 fn comparison_p_value(p: &[f64]) -> Option<f64> {
+    comparison_z(p).map(|z| Normal::standard().cdf(z))
+}
+
+/// The standardised log-likelihood of [`comparison_p_value`].
+fn comparison_z(p: &[f64]) -> Option<f64> {
     if p.len() < MIN_FLAG_COMPARISONS {
         return None;
     }
@@ -520,7 +612,55 @@ fn comparison_p_value(p: &[f64]) -> Option<f64> {
         mean += p * lp + (1.0 - p) * lq;
         var += p * (1.0 - p) * (lp - lq).powi(2);
     }
-    (var > 0.0).then(|| Normal::standard().cdf((ll - mean) / var.sqrt()))
+    (var > 0.0).then(|| (ll - mean) / var.sqrt())
+}
+
+/// The calibration slope of the held-out probabilities `p` of every judge's choices: the
+/// `γ` that maximises `Σ ln σ(γ logit p)`, within [1/4, 4]. Above 1 the model is less sure
+/// of the comparisons than they turn out to be (its qualities are drawn too close
+/// together), below 1 more.
+fn calibration_slope(held: &[Vec<f64>]) -> f64 {
+    let l: Vec<f64> = held
+        .iter()
+        .flatten()
+        .map(|&p| (p / (1.0 - p)).ln())
+        .collect();
+    let mut g = 1.0f64;
+    for _ in 0..100 {
+        let (mut d1, mut d2) = (0.0, 0.0);
+        for &x in &l {
+            let s = sigmoid(g * x);
+            d1 += x * (1.0 - s);
+            d2 += x * x * s * (1.0 - s);
+        }
+        if d2 <= 0.0 {
+            break;
+        }
+        let next = (g + d1 / d2).clamp(0.25, 4.0);
+        let done = (next - g).abs() < 1e-12;
+        g = next;
+        if done {
+            break;
+        }
+    }
+    g
+}
+
+/// Engine v7's p-values of the comparison judges: each judge's standardised
+/// log-likelihood `z` ([`comparison_z`]) against the honest judges of the panel, whose
+/// `z` are `N(c, 1 + ω²)` when the model's probabilities are a little off (held-out
+/// probabilities from a fit that is itself estimated; honest judges who differ in how
+/// carefully they look). `c` and `ω²` come from every tested judge's `z`
+/// ([`random_effects`], which sets far-out judges aside); `c` is only ever lowered from 0
+/// (honest judges who look *better* than the model says do not make the others suspect).
+fn population_p_values(z: &[Option<f64>]) -> Vec<Option<f64>> {
+    let obs: Vec<(f64, f64)> = z.iter().flatten().map(|&z| (z, 1.0)).collect();
+    let (c, omega2) = random_effects(&obs).unwrap_or((0.0, 0.0));
+    let sd = (1.0 + omega2).sqrt();
+    let c = c.min(0.0);
+    z.iter()
+        .map(|z| z.map(|z| Normal::standard().cdf((z - c) / sd)))
+        .collect()
 }
 
 /// Benjamini–Hochberg at `rate`: which of the p-values are discoveries.
@@ -546,12 +686,23 @@ fn benjamini_hochberg(p: &[Option<f64>], rate: f64) -> Vec<bool> {
     out
 }
 
-/// Calibrate scores and comparisons together (engine v6).
+/// Calibrate scores and comparisons together (engine v6 or v7, as `opts` says).
 pub(crate) fn calibrate_joint(
     input: &CalibrationInput,
     params: &Params,
     progress: &Progress,
+    opts: &JointOptions,
 ) -> CalibrationResult {
+    calibrate_joint_traced(input, params, progress, opts).0
+}
+
+/// [`calibrate_joint`], and what it saw of the comparison judges.
+pub(crate) fn calibrate_joint_traced(
+    input: &CalibrationInput,
+    params: &Params,
+    progress: &Progress,
+    opts: &JointOptions,
+) -> (CalibrationResult, JointTrace) {
     let prep = Prepared::new(input);
     let np = prep.project_ids.len();
     let nj = prep.judge_ids.len();
@@ -679,18 +830,63 @@ pub(crate) fn calibrate_joint(
         // their comparisons; then the fit again with those reliabilities.
         let first = problem.fit(init, alpha0, tau2_0, &vec![RELIABILITY_RANGE.1; problem.nk]);
         let held = problem.held_out(&first);
-        let eta: Vec<f64> = held.iter().map(|p| reliability(p)).collect();
+        let eta: Vec<f64> = held
+            .iter()
+            .map(|p| reliability(p, opts.reliability_prior))
+            .collect();
         let p_values: Vec<Option<f64>> = held.iter().map(|p| comparison_p_value(p)).collect();
+        let gamma = if opts.recalibrate || opts.draw_power != 0.0 {
+            calibration_slope(&held)
+        } else {
+            1.0
+        };
+        let z_values: Vec<Option<f64>> = held
+            .iter()
+            .map(|p| {
+                if opts.recalibrate {
+                    let q: Vec<f64> = p
+                        .iter()
+                        .map(|&p| {
+                            let g = if opts.sharpen { gamma } else { gamma.min(1.0) };
+                            sigmoid(g * (p / (1.0 - p)).ln()).clamp(1e-9, 1.0 - 1e-9)
+                        })
+                        .collect();
+                    comparison_z(&q)
+                } else {
+                    comparison_z(p)
+                }
+            })
+            .collect();
         let (alpha, tau2) = (first.alpha, first.tau2);
-        (problem.fit(first.x, alpha, tau2, &eta), p_values)
+        (
+            problem.fit(first.x, alpha, tau2, &eta),
+            p_values,
+            z_values,
+            gamma,
+        )
     });
-    let (joint, p_values) = match joint {
-        Some((j, p)) => (Some(j), p),
-        None => (None, Vec::new()),
+    let (joint, model_p_values, z_values, gamma) = match joint {
+        Some((j, p, z, g)) => (Some(j), p, z, g),
+        None => (None, Vec::new(), Vec::new(), 1.0),
+    };
+    let p_values = if opts.population_null {
+        population_p_values(&z_values)
+    } else if opts.recalibrate {
+        z_values
+            .iter()
+            .map(|z| z.map(|z| Normal::standard().cdf(z)))
+            .collect()
+    } else {
+        model_p_values.clone()
+    };
+    let draw_scale = if opts.draw_power != 0.0 && !problem.scored {
+        opts.draw_scale / gamma.powf(opts.draw_power)
+    } else {
+        opts.draw_scale
     };
     let draws = joint
         .as_ref()
-        .and_then(|f| problem.draws(f, used.bootstrap, used.seed, progress));
+        .and_then(|f| problem.draws(f, used.bootstrap, used.seed, draw_scale, progress));
     let intervals = draws.as_ref().map(|d| d.intervals(n));
     let ranks = joint.as_ref().map(|f| competition_ranks(&f.x[..n]));
 
@@ -770,16 +966,47 @@ pub(crate) fn calibrate_joint(
         project_global: &score_projects,
         judge_global: &judge_global,
     });
-    let mut judges = diagnostics::judges_out(
+    let (mut judges, score_p) = diagnostics::judges_out_with_p(
         &prep.judge_ids,
         &cand,
         &scoring_judge,
         main.as_ref(),
         Engine::V5,
     );
-    let cmp_flags = joint
-        .as_ref()
-        .map(|_| benjamini_hochberg(&p_values, FALSE_DISCOVERY_RATE));
+    let cmp_flags = if opts.one_family {
+        // v7: every judge tested once, one false-discovery control over all of them: a
+        // judge with scores and comparisons gets the smaller p-value of the two tests
+        // times two (Bonferroni).
+        let mut p: Vec<Option<f64>> = score_p.clone();
+        for (j, slot) in p.iter_mut().enumerate() {
+            let pc = cmp_judge_local[j].and_then(|k| p_values.get(k).copied().flatten());
+            *slot = match (*slot, pc) {
+                (Some(a), Some(b)) => Some((2.0 * a.min(b)).min(1.0)),
+                (a, b) => a.or(b),
+            };
+        }
+        let flags = benjamini_hochberg(&p, FALSE_DISCOVERY_RATE);
+        // The score family's own flags are replaced by this one control.
+        for (j, out) in judges.iter_mut().enumerate() {
+            if out.flag == FLAG_DISCORDANT {
+                out.flag = FLAG_OK.to_string();
+            }
+            if flags[j] && out.flag == FLAG_OK {
+                out.flag = FLAG_DISCORDANT.to_string();
+            }
+        }
+        joint.as_ref().map(|_| {
+            let mut by_k = vec![false; cmp_judges.len()];
+            for (k, &j) in cmp_judges.iter().enumerate() {
+                by_k[k] = flags[j];
+            }
+            by_k
+        })
+    } else {
+        joint
+            .as_ref()
+            .map(|_| benjamini_hochberg(&p_values, FALSE_DISCOVERY_RATE))
+    };
     let mut by_judge = vec![0u32; nj];
     for c in &cmps {
         by_judge[c.j] = by_judge[c.j].saturating_add(1);
@@ -858,8 +1085,22 @@ pub(crate) fn calibrate_joint(
         diagnostics.signal = signal;
     }
 
-    CalibrationResult {
-        engine_version: super::ENGINE_VERSION_6.to_string(),
+    let trace = JointTrace {
+        judges: cmp_judges
+            .iter()
+            .enumerate()
+            .map(|(k, &j)| {
+                (
+                    prep.judge_ids[j].clone(),
+                    p_values.get(k).copied().flatten(),
+                    model_p_values.get(k).copied().flatten(),
+                )
+            })
+            .collect(),
+        gamma,
+    };
+    let result = CalibrationResult {
+        engine_version: opts.version.to_string(),
         input_hash: inputs_hash(input),
         params: used,
         model: MODEL_NAME.to_string(),
@@ -871,5 +1112,6 @@ pub(crate) fn calibrate_joint(
         judges,
         diagnostics,
         certainty,
-    }
+    };
+    (result, trace)
 }

@@ -110,6 +110,38 @@ fn noise_p(x: f64, n: usize, centre: f64, spread: f64) -> f64 {
 /// Per local judge of the fit: `true` when flagged `discordant`. `by_judge[lj]` lists the
 /// judge's reviews; judges with `tested[lj] == false` are neither tested nor counted.
 pub(crate) fn discordant(m: &MainFit, by_judge: &[Vec<usize>], tested: &[bool]) -> Vec<bool> {
+    let p = discordant_p_values(m, by_judge, tested);
+    let nj = by_judge.len();
+
+    // Benjamini–Hochberg over the judges that were tested.
+    let mut order: Vec<(f64, usize)> = p
+        .iter()
+        .enumerate()
+        .filter_map(|(lj, p)| p.map(|p| (p, lj)))
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let tests = order.len() as f64;
+    let cut = order
+        .iter()
+        .enumerate()
+        .filter(|(k, (p, _))| *p <= (*k as f64 + 1.0) / tests * FALSE_DISCOVERY_RATE)
+        .map(|(k, _)| k + 1)
+        .max()
+        .unwrap_or(0);
+    let mut flagged = vec![false; nj];
+    for &(_, lj) in &order[..cut] {
+        flagged[lj] = true;
+    }
+    flagged
+}
+
+/// Per local judge of the fit: the p-value of the agreement and noise tests combined
+/// (`None` when not tested), before any false-discovery control.
+pub(crate) fn discordant_p_values(
+    m: &MainFit,
+    by_judge: &[Vec<usize>],
+    tested: &[bool],
+) -> Vec<Option<f64>> {
     let nj = by_judge.len();
     let slopes: Vec<Option<(f64, f64)>> = (0..nj)
         .map(|lj| {
@@ -134,7 +166,7 @@ pub(crate) fn discordant(m: &MainFit, by_judge: &[Vec<usize>], tested: &[bool]) 
 
     let std_normal = Normal::standard();
     let fisher = ChiSquared::new(4.0).ok();
-    let p: Vec<Option<f64>> = (0..nj)
+    (0..nj)
         .map(|lj| {
             let pa = slopes[lj].zip(slope_null).map(|((s, se2), (c, omega2))| {
                 let sd = (se2 + omega2).sqrt();
@@ -155,28 +187,7 @@ pub(crate) fn discordant(m: &MainFit, by_judge: &[Vec<usize>], tested: &[bool]) 
                 (a, b) => a.or(b),
             }
         })
-        .collect();
-
-    // Benjamini–Hochberg over the judges that were tested.
-    let mut order: Vec<(f64, usize)> = p
-        .iter()
-        .enumerate()
-        .filter_map(|(lj, p)| p.map(|p| (p, lj)))
-        .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let tests = order.len() as f64;
-    let cut = order
-        .iter()
-        .enumerate()
-        .filter(|(k, (p, _))| *p <= (*k as f64 + 1.0) / tests * FALSE_DISCOVERY_RATE)
-        .map(|(k, _)| k + 1)
-        .max()
-        .unwrap_or(0);
-    let mut flagged = vec![false; nj];
-    for &(_, lj) in &order[..cut] {
-        flagged[lj] = true;
-    }
-    flagged
+        .collect()
 }
 
 /// Whether `n` equal scores by this judge are too improbable for an honest judge

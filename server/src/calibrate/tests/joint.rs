@@ -32,7 +32,7 @@ fn comparisons_alone_recover_the_true_order() {
     for seed in 1..=3 {
         let panel = Panel::generate_pairwise(60, PairParams::gavel(12, seed));
         let (tau, r) = tau_of(&panel, seed);
-        assert_eq!(r.engine_version, ENGINE_VERSION_6);
+        assert_eq!(r.engine_version, ENGINE_VERSION_7);
         assert!(r.projects.iter().all(|p| p.rank.is_some()), "all 60 ranked");
         assert!(r.certainty.is_some());
         taus.push(tau);
@@ -54,7 +54,7 @@ fn scores_and_comparisons_together_beat_either_alone() {
         });
         let (tau_scores, _) = tau_of(&scores, seed);
         let (tau_mixed, r) = tau_of(&mixed, seed);
-        assert_eq!(r.engine_version, ENGINE_VERSION_6);
+        assert_eq!(r.engine_version, ENGINE_VERSION_7);
         assert!(
             tau_mixed > 0.75,
             "mixed τ {tau_mixed} (scores alone {tau_scores})"
@@ -132,7 +132,7 @@ fn joint_results_are_deterministic_and_reproduce_by_version() {
         canonical_json(&calibrate(&shuffled, &p)),
         canonical_json(&r)
     );
-    let again = calibrate_version(&panel.input, &p, ENGINE_VERSION_6).unwrap();
+    let again = calibrate_version(&panel.input, &p, ENGINE_VERSION_7).unwrap();
     assert_eq!(
         compare_results(&canonical_json(&r), &again),
         Reproduction::Exact
@@ -176,3 +176,28 @@ fn unusable_comparisons_are_ignored_and_counted() {
     assert_eq!(dup.excluded.as_deref(), Some("duplicate"));
     assert_eq!(dup.rank, None);
 }
+
+/// Engine v6 still runs, unchanged, for the results it published: its hash on a seeded
+/// mixed panel with a random clicker is pinned (taken from v6 as committed at 2ef428c,
+/// before v7), and v7 on the same input is another result.
+#[test]
+fn v6_still_reproduces_its_results() {
+    let mut panel = Panel::generate(SynthParams::realistic(24, 8, 3, 5));
+    panel.add_comparisons(PairParams {
+        min: 8,
+        max: 12,
+        random: 1,
+        ..PairParams::gavel(6, 5)
+    });
+    let p = params(5, 40);
+    let v6 = calibrate_version(&panel.input, &p, ENGINE_VERSION_6).unwrap();
+    assert_eq!(v6.engine_version, ENGINE_VERSION_6);
+    check_invariants(&v6, &panel.input);
+    assert_eq!(result_hash(&v6), GOLDEN_HASH_V6_MIXED);
+    let v7 = calibrate(&panel.input, &p);
+    assert_eq!(v7.engine_version, ENGINE_VERSION_7);
+    assert_ne!(result_hash(&v7), result_hash(&v6));
+}
+
+const GOLDEN_HASH_V6_MIXED: &str =
+    "dacbc92b53f30307e0c2756bcdbbce1fa24181c94ad487c04b3329cac09361e9";

@@ -10,8 +10,8 @@
 //! the comparisons made so far. Judge `k` of `J` starts at table `k·N/J` (as
 //! `route::start`), and every judge walks the same round of the floor. Each policy runs on
 //! the same panels, the same judges and the same numbers of comparisons; the comparisons
-//! are then calibrated by the engine as it is (v6, 200 draws) and measured against the
-//! truth (`coverage::score`).
+//! are then calibrated by the engine as it is (`calibrate`: v7 since issue 26's second
+//! step; 200 draws) and measured against the truth (`coverage::score`).
 //!
 //! Policies, for the project a judge goes to next after `previous`:
 //!

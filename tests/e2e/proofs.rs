@@ -542,10 +542,17 @@ async fn publish_as_before(app: &App, slug: &str, run: &str, actor: &str, before
     txn.commit().await.expect("commit");
 }
 
-/// A publication from before the roots, on a database that has since been migrated: no
-/// inclusion proof (null, not an error), `results prove` says why, its bundle (a v1 one)
-/// verifies offline as before, and the next publication, made by this version, has proofs.
-async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
+/// An imported, judged event whose run was published as Verdict did `before`.
+struct Old {
+    admin: String,
+    tag: String,
+    slug: String,
+    run: String,
+}
+
+/// Imports a judged event, runs its calibration and publishes the run as Verdict did
+/// `before` ([`publish_as_before`]); the audit chain still verifies with that entry on it.
+async fn published_as_before(app: &App, before: Before) -> Old {
     let admin = app.site_admin().await;
     let actor = app
         .ok(Some(&admin), "{ viewer { user { id } } }", json!({}))
@@ -563,12 +570,30 @@ async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
         .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
         .await;
     let run = str_at(&run, "/runCalibration/id");
-    publish_as_before(&app, &slug, &run, &actor, Before::Roots).await;
+    publish_as_before(app, &slug, &run, &actor, before).await;
     let audit = app.cli(&["audit", "verify"]).await;
     assert!(
         audit.success(),
         "the old publication's entry is on the chain: {audit:?}"
     );
+    Old {
+        admin,
+        tag,
+        slug,
+        run,
+    }
+}
+
+/// A publication from before the roots, on a database that has since been migrated: no
+/// inclusion proof (null, not an error), `results prove` says why, its bundle (a v1 one)
+/// verifies offline as before, and the next publication, made by this version, has proofs.
+async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
+    let Old {
+        admin,
+        tag,
+        slug,
+        run,
+    } = published_as_before(&app, Before::Roots).await;
 
     // GraphQL: the publication is there, and its proof is null without an error.
     let project = format!("p2_{tag}");
@@ -689,26 +714,12 @@ async fn proofs_none_for_a_publication_from_before_the_roots(app: App) {
 /// migrated since): its proofs still verify, online and offline, with the entries' plain
 /// review hashes; its bundle verifies; the next publication is a v3 one.
 async fn proofs_of_a_publication_with_plain_review_hashes_still_verify(app: App) {
-    let admin = app.site_admin().await;
-    let actor = app
-        .ok(Some(&admin), "{ viewer { user { id } } }", json!({}))
-        .await;
-    let actor = str_at(&actor, "/viewer/user/id");
-    let tag = unique();
-    let slug = format!("csv-{tag}");
-    app.ok(
-        Some(&admin),
-        "mutation($f: JSON!) { importEvent(fixture: $f) { inserted } }",
-        json!({ "f": judged_fixture(&tag) }),
-    )
-    .await;
-    let run = app
-        .ok(Some(&admin), RUN, json!({ "e": slug, "s": 7, "b": 50 }))
-        .await;
-    let run = str_at(&run, "/runCalibration/id");
-    publish_as_before(&app, &slug, &run, &actor, Before::SaltedReviews).await;
-    let audit = app.cli(&["audit", "verify"]).await;
-    assert!(audit.success(), "{audit:?}");
+    let Old {
+        admin,
+        tag,
+        slug,
+        run,
+    } = published_as_before(&app, Before::SaltedReviews).await;
 
     // Served: a v2 proof whose entry holds the plain hashes of the project's reviews.
     let project = format!("p2_{tag}");

@@ -132,15 +132,15 @@ impl EntryFormat {
 /// canonical inputs).
 const REVIEW_KEY_TAG: &str = "verdict.review-key.v1";
 
-/// The commitment to one review's pinned text, as entries in `format` spell it;
-/// `review_key` is [`review_key`] of the run's inputs (used by the salted format only).
-fn review_commitment(format: EntryFormat, review_key: &[u8], text: &str) -> String {
-    match format {
-        EntryFormat::Plain => sha256_hex(text.as_bytes()),
-        EntryFormat::Salted => {
+/// The commitment to one review's pinned text: HMAC-SHA256 under `key` (the salted
+/// format's [`review_key`] of the run's inputs), or its plain SHA-256 without one (v2).
+fn review_commitment(key: Option<&[u8; 32]>, text: &str) -> String {
+    match key {
+        None => sha256_hex(text.as_bytes()),
+        Some(key) => {
             use hmac::{Hmac, KeyInit, Mac};
             // HMAC takes a key of any length; 32 bytes here.
-            let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(review_key)
+            let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key)
                 .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
             mac.update(text.as_bytes());
             hex::encode(mac.finalize().into_bytes())
@@ -178,15 +178,15 @@ pub fn entries(
     format: EntryFormat,
     result: &CalibrationResult,
 ) -> Vec<Entry> {
-    let key = review_key(inputs);
+    // Derived from the whole inputs once, and only for the format that uses it.
+    let key = (format == EntryFormat::Salted).then(|| review_key(inputs));
     let mut reviews: HashMap<&str, Vec<String>> = HashMap::new();
     for r in &input.reviews {
         reviews
             .entry(r.project.as_str())
             .or_default()
             .push(review_commitment(
-                format,
-                &key,
+                key.as_ref(),
                 &review_text(&r.judge, &r.project, r.score),
             ));
     }
@@ -735,8 +735,8 @@ mod tests {
         let other = run(4).1;
         let t = review_text(&input.reviews[0].judge, &input.reviews[0].project, 1.0);
         assert_ne!(
-            review_commitment(EntryFormat::Salted, &review_key(&text), &t),
-            review_commitment(EntryFormat::Salted, &review_key(&other), &t)
+            review_commitment(Some(&review_key(&text)), &t),
+            review_commitment(Some(&review_key(&other)), &t)
         );
         // The run's inputs_hash (public) is not the key.
         assert_ne!(sha256_hex(text.as_bytes()), hex::encode(review_key(&text)));

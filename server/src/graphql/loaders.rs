@@ -379,13 +379,14 @@ impl Loader<MembershipId> for JudgeSignIns {
 
 /// The loaders of one request (their caches live as long as the request), one per kind of
 /// key, each made on first use: most requests (and every idle websocket, which keeps its
-/// connection's data) use a few of them or none.
+/// connection's data) use a few of them or none, so each is boxed (an unused one is a null
+/// pointer, not a loader's worth of bytes in every idle connection).
 macro_rules! loaders {
     ($($name:ident: $loader:ident),* $(,)?) => {
         pub struct Loaders {
             db: Db,
             window: std::time::Duration,
-            $($name: std::sync::OnceLock<DataLoader<$loader>>,)*
+            $($name: std::sync::OnceLock<Box<DataLoader<$loader>>>,)*
         }
 
         impl Loaders {
@@ -402,7 +403,10 @@ macro_rules! loaders {
             $(
                 pub fn $name(&self) -> &DataLoader<$loader> {
                     self.$name.get_or_init(|| {
-                        DataLoader::new($loader(self.db.clone()), tokio::spawn).delay(self.window)
+                        Box::new(
+                            DataLoader::new($loader(self.db.clone()), tokio::spawn)
+                                .delay(self.window),
+                        )
                     })
                 }
             )*

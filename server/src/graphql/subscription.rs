@@ -280,7 +280,9 @@ fn from_feed<T: Clone + Send + Sync + 'static>(
                 Some(Verdict::Forbidden) => Some(AppError::forbidden(
                     "only the event's organizers may follow this",
                 )),
-                None => match watch.check(&services).await {
+                // Boxed: inline, the check's database query would be part of every
+                // idle subscriber's stream (5.9 KiB each; it is rarely asked).
+                None => match Box::pin(watch.check(&services)).await {
                     Ok(()) => None,
                     // Not checked, so not sent; the subscriber hears why and follows on.
                     Err(e) if e.code() == "UNAVAILABLE" => {

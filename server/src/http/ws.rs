@@ -94,13 +94,17 @@ const CLOSE_TRY_AGAIN: u16 = 1013;
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// Client messages read ahead of async-graphql; reading the socket pauses when it is full.
+/// Each is boxed in the channel: tokio allocates a channel's slots 32 at a time when it is
+/// made, and 32 unboxed `ClientMessage` results are 11.8 KiB held by every connection for
+/// its whole life (massif, `bench/README.md` "What an idle subscriber holds").
 const INBOX: usize = 16;
 
 /// The socket's read buffer. tungstenite's default, 128 KiB allocated per connection, is
 /// for sockets that read a lot; a subscriber reads a few small messages in its life and
-/// ten thousand of them waiting for the results would hold 1.3 GB of empty buffers. A
-/// larger message still arrives whole (the buffer grows for it, up to `--max-body`).
-const READ_BUFFER: usize = 4 * 1024;
+/// ten thousand of them waiting for the results would hold 1.3 GB of empty buffers. 1 KiB
+/// holds a `connection_init` and a typical `subscribe`; a larger message still arrives
+/// whole (the buffer grows for it, up to `--max-body`).
+const READ_BUFFER: usize = 1024;
 
 /// Upgrades to a GraphQL websocket. The connection authenticates in `connection_init`,
 /// with `{"authorization": "Bearer ..."}`.
@@ -153,9 +157,9 @@ async fn serve(
     let mut revocations = st.services.bus.subscribe();
     // The connection's context, once `connection_init` has authenticated it.
     let who: Arc<OnceLock<Arc<RequestCtx>>> = Arc::default();
-    let (inbox, inbox_rx) = mpsc::channel::<serde_json::Result<ClientMessage>>(INBOX);
+    let (inbox, inbox_rx) = mpsc::channel::<Box<serde_json::Result<ClientMessage>>>(INBOX);
     let inbox_rx = futures_util::stream::unfold(inbox_rx, |mut rx| async move {
-        rx.recv().await.map(|m| (m, rx))
+        rx.recv().await.map(|m| (*m, rx))
     });
     let services = st.services.clone();
     let init_who = who.clone();
@@ -229,7 +233,7 @@ async fn serve(
                     Ok(ClientMessage::Stop { id }) => gate.finished(id),
                     _ => {}
                 }
-                if inbox.try_send(message).is_err() {
+                if inbox.try_send(Box::new(message)).is_err() {
                     break None;
                 }
             }
@@ -272,7 +276,9 @@ async fn serve(
                 if matches!(event, Err(RecvError::Closed)) {
                     break None;
                 }
-                if revokes(event, who.get(), &st.services.db).await {
+                // Boxed: the check's database query is rare, and inline it would make
+                // every connection's task larger for its whole life.
+                if Box::pin(revokes(event, who.get(), &st.services.db)).await {
                     let why = "the credential or role was revoked";
                     closing(&request_id, CLOSE_REVOKED, why);
                     break Some(close(CLOSE_REVOKED, "access revoked"));

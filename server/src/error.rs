@@ -69,6 +69,18 @@ impl AppError {
             AppError::Db(_) | AppError::Internal(_) => "INTERNAL",
         }
     }
+
+    /// Whether the same write, begun again, may go through: the database could not serve
+    /// (UNAVAILABLE), or PostgreSQL ended the transaction because it raced another one
+    /// ([`is_race_lost`]). Either way nothing was written. For work with no client to send
+    /// the request again (a calibration job); a request answers with the code instead.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            AppError::Db(e) => is_race_lost(e) || is_unavailable(e),
+            AppError::Unavailable(_) => true,
+            _ => false,
+        }
+    }
 }
 
 /// How long a client is told to wait before retrying a request refused with UNAVAILABLE

@@ -2,13 +2,14 @@
 //! request may wait is started, followed over a subscription (its stages while it
 //! computes, then the stored run), and stored exactly as `runCalibration` stores it. One
 //! runs per event at a time; only the event's organizers see it; a job whose server process
-//! stopped reads as failed and a new one replaces it.
+//! stopped reads as failed and a new one replaces it; a job whose database went away for a
+//! moment waits for it and stores its run.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{App, error_code, op, str_at, unique};
+use crate::harness::{App, Backend, Cluster, Stop, TestDb, error_code, op, str_at, unique};
 use crate::results::panel_fixture;
 
 e2e! {
@@ -17,6 +18,15 @@ e2e! {
 
 e2e_postgres! {
     a_job_whose_process_stopped_reads_as_failed_and_a_new_one_replaces_it,
+}
+
+// Written out rather than listed: it brings a PostgreSQL cluster of its own to stop.
+mod a_job_waits_out_a_database_outage_and_stores_its_run {
+    #[tokio::test(flavor = "multi_thread")]
+    async fn postgres() {
+        let _timer = crate::harness::Timer::start();
+        super::a_job_waits_out_a_database_outage_and_stores_its_run().await
+    }
 }
 
 const START: &str = "mutation($e: String!, $b: Int) { startCalibration(event: $e, seed: 1, bootstrap: $b) { id state stage finishedAt run { id } error } }";
@@ -48,16 +58,21 @@ async fn panel(app: &App, projects: usize) -> (String, String) {
     (format!("panel-{tag}"), token.stdout.trim().to_string())
 }
 
-/// Every `next` payload of subscription `id` until it completes.
-async fn follow_to_the_end(ws: &mut crate::harness::Ws, within: Duration) -> Vec<Value> {
+/// Every `next` payload of subscription `id` until it completes (on a timeout, the
+/// panic shows what the server logged of the job, warnings and errors).
+async fn follow_to_the_end(app: &App, ws: &mut crate::harness::Ws, within: Duration) -> Vec<Value> {
     let deadline = Instant::now() + within;
     let mut payloads = vec![];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let msg = ws
-            .next_json(left)
-            .await
-            .unwrap_or_else(|| panic!("the job did not end within {within:?}: {payloads:?}"));
+        let msg = ws.next_json(left).await.unwrap_or_else(|| {
+            let logged: Vec<String> = app
+                .log_lines()
+                .into_iter()
+                .filter(|l| l.contains("job") || l.contains("WARN") || l.contains("ERROR"))
+                .collect();
+            panic!("the job did not end within {within:?}: {payloads:?}\nserver log: {logged:#?}")
+        });
         match msg["type"].as_str() {
             Some("next") => payloads.push(msg["payload"].clone()),
             Some("complete") => return payloads,
@@ -117,7 +132,7 @@ async fn a_calibration_job_answers_at_once_then_reports_its_stages_and_stores_th
         ws.subscribe("j", FOLLOW, json!({ "e": slug, "j": id }))
             .await;
         let refused = ws
-            .next_json(Duration::from_secs(10))
+            .next_json(Duration::from_secs(30))
             .await
             .expect("an answer");
         assert!(refused["payload"]["data"].is_null(), "{who}: {refused}");
@@ -128,7 +143,7 @@ async fn a_calibration_job_answers_at_once_then_reports_its_stages_and_stores_th
         );
     }
 
-    let messages = follow_to_the_end(&mut ws, Duration::from_secs(120)).await;
+    let messages = follow_to_the_end(&app, &mut ws, Duration::from_secs(300)).await;
     let took = asked.elapsed();
     let jobs: Vec<&Value> = messages
         .iter()
@@ -258,7 +273,7 @@ async fn a_job_whose_process_stopped_reads_as_failed_and_a_new_one_replaces_it(a
     other.terminate();
     other.wait_exit(Duration::from_secs(30)).await;
 
-    let messages = follow_to_the_end(&mut ws, Duration::from_secs(30)).await;
+    let messages = follow_to_the_end(&app, &mut ws, Duration::from_secs(30)).await;
     let last = &messages.last().expect("a message")["data"]["calibrationJob"];
     assert_eq!(last["state"], "FAILED", "{messages:?}");
     assert!(
@@ -280,8 +295,91 @@ async fn a_job_whose_process_stopped_reads_as_failed_and_a_new_one_replaces_it(a
         .await;
     ws.subscribe("j", FOLLOW, json!({ "e": slug, "j": second }))
         .await;
-    let messages = follow_to_the_end(&mut ws, Duration::from_secs(60)).await;
+    let messages = follow_to_the_end(&app, &mut ws, Duration::from_secs(60)).await;
     let last = &messages.last().expect("a message")["data"]["calibrationJob"];
     assert_eq!(last["state"], "DONE", "{messages:?}");
+    app.audit_head().await;
+}
+
+/// A job whose database goes away while it works does not give up: its read fails, is
+/// tried again once the database is back, and the run is stored (before, the job ended
+/// FAILED with "the database is unavailable", and the organizer had to start it again).
+async fn a_job_waits_out_a_database_outage_and_stores_its_run() {
+    use sea_orm::{ConnectionTrait, Database, TransactionTrait};
+    let Some(cluster) = Cluster::start().await else {
+        return;
+    };
+    let db = std::sync::Arc::new(TestDb::at(Backend::Postgres, cluster.url()));
+    let app = App::spawn_on(db.clone(), &[]).await;
+    let (slug, organizer) = panel(&app, 300).await;
+    // The job's read of the reviews waits behind this lock until the database is stopped
+    // under it, whenever the job gets there.
+    let conn = Database::connect(db.url()).await.expect("connect");
+    let holder = conn.begin().await.expect("begin");
+    holder
+        .execute_unprepared("LOCK TABLE reviews IN ACCESS EXCLUSIVE MODE")
+        .await
+        .expect("lock the reviews");
+    let started = app
+        .ok(Some(&organizer), START, json!({ "e": slug, "b": 200 }))
+        .await;
+    let id = str_at(&started, "/startCalibration/id");
+    let waiting = Instant::now();
+    loop {
+        let row = conn
+            .query_one_raw(sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Postgres,
+                "SELECT count(*) AS n FROM pg_locks WHERE NOT granted",
+            ))
+            .await
+            .expect("pg_locks")
+            .expect("a row");
+        if row.try_get::<i64>("", "n").expect("n") > 0 {
+            break;
+        }
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "the job never read the reviews"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    cluster.stop(Stop::Immediate).await;
+    drop(holder);
+    drop(conn);
+    // The job's read ended with its connection; a moment without a database.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    cluster.start_again().await;
+
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let read = loop {
+        // Refused (UNAVAILABLE, 503) until the server has its connections back.
+        let read = app
+            .gql_resp(Some(&organizer), JOB, json!({ "e": slug, "j": id }))
+            .await
+            .json();
+        match read["data"]["event"]["calibrationJob"]["state"].as_str() {
+            Some("DONE") => break read,
+            Some("RUNNING") | None => {}
+            Some(_) => panic!("the job did not wait out the outage: {read}"),
+        }
+        assert!(Instant::now() < deadline, "the job did not end: {read}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let event = &read["data"]["event"];
+    assert_eq!(
+        event["calibrationRuns"].as_array().map(Vec::len),
+        Some(1),
+        "{read}"
+    );
+    assert_eq!(
+        event["calibrationJob"]["run"]["id"], event["calibrationRuns"][0]["id"],
+        "{read}"
+    );
+    // It did meet the outage (and said so in the log).
+    app.wait_for_log(Duration::from_secs(1), |l| {
+        l.contains("calibration job") && l.contains("trying again")
+    })
+    .await;
     app.audit_head().await;
 }

@@ -82,11 +82,12 @@ impl Calibrations {
                     .await;
                     match closed {
                         Ok(()) => break,
-                        // The database is away (or cannot write): the job stays running
+                        // The database is away (or cannot write, or the write lost a
+                        // race): the job stays running
                         // here, its subscribers waiting, until its end can be recorded;
                         // otherwise it would read as running for as long as this process
                         // lives and no new job of the event could start.
-                        Err(e) if e.code() == "UNAVAILABLE" => {
+                        Err(e) if e.is_transient() => {
                             tracing::warn!(job = %job.public_id, error = %e, "cannot record a failed calibration job yet; retrying");
                             tokio::time::sleep(wait).await;
                             db.availability().up().await;
@@ -112,7 +113,10 @@ impl Calibrations {
 }
 
 /// Plans, computes and stores the job's run, as `runCalibration` does: computing again on
-/// the new inputs when they changed meanwhile, up to [`results::RUN_ATTEMPTS`] times.
+/// the new inputs when they changed meanwhile, up to [`results::RUN_ATTEMPTS`] times. A
+/// read or a store that failed for a passing reason ([`AppError::is_transient`]: the
+/// database away for a moment, or a race PostgreSQL ended) is tried again after a pause,
+/// up to [`TRANSIENT_ATTEMPTS`] times each: a job has no client to send it again.
 async fn compute(
     db: &Db,
     signer: &Signer25519,
@@ -122,21 +126,65 @@ async fn compute(
 ) -> AppResult<()> {
     for _ in 0..results::RUN_ATTEMPTS {
         progress.step(Stage::Reading, 0, 1);
-        let snapshot = db.read().await?;
-        let (actor, plan) = calibration_jobs::plan(&snapshot, job, e).await?;
-        snapshot.rollback().await?;
+        let mut tries = Tries::default();
+        let (actor, plan) = loop {
+            let read = async {
+                let snapshot = db.read().await?;
+                let planned = calibration_jobs::plan(&snapshot, job, e).await?;
+                snapshot.rollback().await?;
+                AppResult::Ok(planned)
+            };
+            match read.await {
+                Err(err) if tries.again(&err, job).await => {}
+                planned => break planned?,
+            }
+        };
         let computed = results::compute_observed(plan, progress.clone()).await?;
         progress.step(Stage::Storing, 0, 1);
-        let w = Write::begin(db, Some(actor)).await?;
-        if calibration_jobs::finish(&w, job, e, signer, &computed)
-            .await?
-            .is_some()
-        {
-            w.commit().await?;
+        let mut tries = Tries::default();
+        let stored = loop {
+            let store = async {
+                let w = Write::begin(db, Some(actor.clone())).await?;
+                let run = calibration_jobs::finish(&w, job, e, signer, &computed).await?;
+                if run.is_some() {
+                    w.commit().await?;
+                }
+                AppResult::Ok(run.is_some())
+            };
+            match store.await {
+                Err(err) if tries.again(&err, job).await => {}
+                stored => break stored?,
+            }
+        };
+        if stored {
             return Ok(());
         }
     }
     Err(results::inputs_kept_changing())
+}
+
+/// How often a job's read or store is tried when it fails for a passing reason: the
+/// pauses between tries double from [`CLOSE_RETRY_FIRST`], about half a minute in all.
+const TRANSIENT_ATTEMPTS: u32 = 6;
+
+/// The tries of one read or store of a job (see [`compute`]).
+#[derive(Default)]
+struct Tries {
+    done: u32,
+}
+
+impl Tries {
+    /// After a failed try: true (having waited) when `err` is worth another one and tries
+    /// are left; false to give up with it.
+    async fn again(&mut self, err: &AppError, job: &calibration_job::Model) -> bool {
+        self.done += 1;
+        if !err.is_transient() || self.done >= TRANSIENT_ATTEMPTS {
+            return false;
+        }
+        tracing::warn!(job = %job.public_id, error = %err, attempt = self.done, "a calibration job's database step failed for a passing reason; trying again");
+        tokio::time::sleep(CLOSE_RETRY_FIRST * (1 << (self.done - 1))).await;
+        true
+    }
 }
 
 /// Why the job failed, in words for the organizers: a refusal as it is, an internal error

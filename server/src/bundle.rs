@@ -21,7 +21,7 @@
 //! `verdict-calibrate/2` on, floats may instead agree within a floating-point tolerance,
 //! see [`calibrate::compare_results`]), checks both signatures, and recomputes the audit
 //! rows from the run's entry to the signed checkpoint head. Runs of events with pairwise
-//! comparisons (`verdict-calibrate/6` and `/7`: `inputs.json` then carries them) re-run the same
+//! comparisons (`verdict-calibrate/6` to `/8`: `inputs.json` then carries them) re-run the same
 //! way, with that engine.
 //!
 //! Every byte counts: each file must be exactly what export writes (the JSON files are

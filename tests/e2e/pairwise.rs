@@ -731,7 +731,7 @@ async fn leaderboard(app: &App, f: &Floor) -> Vec<(String, i64, i64, i64)> {
         .collect()
 }
 
-/// Comparisons made through GraphQL are calibrated (engine `verdict-calibrate/7`): before
+/// Comparisons made through GraphQL are calibrated (engine `verdict-calibrate/8`): before
 /// any, nothing is ranked; after a judge's comparisons that order the floor, the
 /// leaderboard ranks every project in that order; a run published from them exports as a
 /// bundle that `verdict results verify` re-computes offline and passes.
@@ -773,7 +773,7 @@ async fn comparisons_rank_the_leaderboard_and_a_published_run_verifies_offline(a
         .await;
     assert_eq!(
         run["runCalibration"]["engineVersion"],
-        "verdict-calibrate/7"
+        "verdict-calibrate/8"
     );
     app.ok(
         Some(&f.admin),
@@ -807,8 +807,8 @@ async fn comparisons_rank_the_leaderboard_and_a_published_run_verifies_offline(a
     let stdout = String::from_utf8_lossy(&verified.stdout);
     assert_eq!(verified.status.code(), Some(0), "verify: {stdout}");
     assert!(
-        stdout.contains("verdict-calibrate/7"),
-        "the verifier re-ran engine v7: {stdout}"
+        stdout.contains("verdict-calibrate/8"),
+        "the verifier re-ran engine v8: {stdout}"
     );
 }
 

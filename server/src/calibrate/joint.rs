@@ -59,7 +59,10 @@
 //! comparison tests under one Benjamini–Hochberg control over all judges (a judge with
 //! both kinds: twice the smaller p-value); without scores, it divides the posterior
 //! draws' deviations by `√γ` (see `mod.rs`, *Engine versions*, for why and what was
-//! measured). [`JointOptions`] holds what tells v6 and v7 apart.
+//! measured). `verdict-calibrate/8` is v7 with one change, on inputs without scores only:
+//! the false-discovery rate of the judge flags grows with the number of judges tested,
+//! [`FLAG_RATE_PER_JUDGE`] each (at least `judge_flags::FALSE_DISCOVERY_RATE`).
+//! [`JointOptions`] holds what tells v6, v7 and v8 apart.
 //!
 //! Cost: one dense `n × n` factorisation and inverse per EM pass, `n` = ranked projects
 //! plus score judges; fine for the hundreds of projects a pairwise event has, not for tens
@@ -102,10 +105,17 @@ const TAU2_MAX_LOG_ODDS: f64 = 9.0;
 const TAU2_MAX_SCORES: f64 = 4.0;
 /// Fewest comparisons for a judge to be tested.
 pub(crate) const MIN_FLAG_COMPARISONS: usize = 5;
+/// Engine v8, inputs without scores: the judge flags' false-discovery rate is this times
+/// the number of judges tested (at least [`FALSE_DISCOVERY_RATE`]). With no judge
+/// clicking at random, Benjamini–Hochberg flags anyone at all with probability at most that
+/// rate, so about one judge in 300 is flagged wrongly: issue 26's band, and the rate the
+/// coverage study's oracle is held to. A fixed rate per panel (v7) held a judge of 40 to
+/// a p-value of 0.0005 where the oracle's cut is 1 in 300.
+pub(crate) const FLAG_RATE_PER_JUDGE: f64 = 1.0 / 300.0;
 /// Name of the model in results.
 pub(crate) const MODEL_NAME: &str = "joint: additive-ridge+noise-weights(df8) + crowd-bt";
 
-/// What tells the joint engines apart (v6, v7); the study in `coverage.rs` also runs
+/// What tells the joint engines apart (v6, v7, v8); the study in `coverage.rs` also runs
 /// variants of them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct JointOptions {
@@ -130,6 +140,9 @@ pub(crate) struct JointOptions {
     pub(crate) sharpen: bool,
     /// On inputs without scores, divide the draws' deviations by `γ^draw_power` (0: not).
     pub(crate) draw_power: f64,
+    /// On inputs without scores, the false-discovery rate of the judge flags is at least
+    /// this many times the number of judges tested (0: [`FALSE_DISCOVERY_RATE`] always).
+    pub(crate) flag_rate_per_judge_without_scores: f64,
 }
 
 impl JointOptions {
@@ -143,6 +156,7 @@ impl JointOptions {
         recalibrate: false,
         sharpen: false,
         draw_power: 0.0,
+        flag_rate_per_judge_without_scores: 0.0,
     };
     /// `verdict-calibrate/7`.
     pub(crate) const V7: JointOptions = JointOptions {
@@ -154,6 +168,14 @@ impl JointOptions {
         recalibrate: true,
         sharpen: false,
         draw_power: 0.5,
+        flag_rate_per_judge_without_scores: 0.0,
+    };
+    /// `verdict-calibrate/8`: v7, with judge flags at [`FLAG_RATE_PER_JUDGE`] times the
+    /// judges tested on inputs without scores.
+    pub(crate) const V8: JointOptions = JointOptions {
+        version: super::ENGINE_VERSION_8,
+        flag_rate_per_judge_without_scores: FLAG_RATE_PER_JUDGE,
+        ..JointOptions::V7
     };
 }
 
@@ -686,7 +708,7 @@ fn benjamini_hochberg(p: &[Option<f64>], rate: f64) -> Vec<bool> {
     out
 }
 
-/// Calibrate scores and comparisons together (engine v6 or v7, as `opts` says).
+/// Calibrate scores and comparisons together (engine v6, v7 or v8, as `opts` says).
 pub(crate) fn calibrate_joint(
     input: &CalibrationInput,
     params: &Params,
@@ -985,7 +1007,13 @@ pub(crate) fn calibrate_joint_traced(
                 (a, b) => a.or(b),
             };
         }
-        let flags = benjamini_hochberg(&p, FALSE_DISCOVERY_RATE);
+        let tested = p.iter().flatten().count() as f64;
+        let rate = if problem.scored {
+            FALSE_DISCOVERY_RATE
+        } else {
+            FALSE_DISCOVERY_RATE.max(tested * opts.flag_rate_per_judge_without_scores)
+        };
+        let flags = benjamini_hochberg(&p, rate);
         // The score family's own flags are replaced by this one control.
         for (j, out) in judges.iter_mut().enumerate() {
             if out.flag == FLAG_DISCORDANT {

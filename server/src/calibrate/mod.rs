@@ -107,7 +107,25 @@
 //!   these synthetic panels, not derived. Mixed inputs' draws are v6's (their coverage was
 //!   already in the band).
 //!
-//! Coverage of the 90 % rank intervals and the judge flags, v6 → v7
+//! `verdict-calibrate/8` (issue 26) is v7 with one change, on inputs without scores only
+//! (with scores its results are v7's, byte for byte but for the version): the judge flags'
+//! false-discovery rate grows with the judges tested, `n / 300` (at least v7's 0.02;
+//! `joint::FLAG_RATE_PER_JUDGE`). v7's fixed 0.02 per panel held each of 12 judges to a
+//! p-value of 0.0017 and each of 40 to 0.0005 before the first flag, stricter than the
+//! band's one wrong flag per 300 honest judges, which is where the clickers went
+//! uncaught. With no clicker on the panel, Benjamini–Hochberg at `n / 300` flags anyone
+//! with probability at most `n / 300`: about one honest judge in 300, the band's own rate,
+//! and the cut the oracle below is held to. Mixed inputs keep 0.02: their comparison
+//! judges' p-values already put 3.3 % of honest judges under 0.01 (Gavel mixed), and a
+//! looser rate there would break the false-flag band. Measured (debug build, 200 draws,
+//! the rows marked v8 below): small pairwise panels flag 51/100 random clickers on seeds
+//! 1–100 (v7 42; oracle 68) and 52/100 on seeds 101–200 (v7 42; oracle 48), 2 and 3 honest
+//! judges in 1,100 (v7 2 and 1); Gavel-sized ones 12/30 (v7 10; oracle 25), 2 honest
+//! judges in 1,170 (v7 0). Intervals are v7's (the draws did not change). Tried: twice
+//! the rate (`PAIR_FLAG_RATE=0.0067`) caught 61/100 and 56/100 but flagged 3 and 5 honest
+//! judges in 1,100 (8 in 2,200: 1 in 275, over the band); at 0.01, 64/100 and 7/1100.
+//!
+//! Coverage of the 90 % rank intervals and the judge flags, v6 → v7 → v8
 //! (`coverage::coverage_of_pairwise_and_mixed_panels`, 2026-12-05, *debug* build, seeds
 //! 1..=N, 200 draws; one pairwise judge per panel clicks at random; "honest judges
 //! flagged" counts every judge, score judges included, "honest comparers" only the
@@ -121,16 +139,23 @@
 //! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 //! | small pairwise (40p, 12 judges × 15–25 comparisons) | 100 | v6 | 0.932 | 0.938 | 0.917 | 18.1 | 42/100 | 68/100 | 2/1100 | 2/1100 |
 //! | | | **v7** | **0.912** | **0.925** | **0.907** | 16.7 | 42/100 | 68/100 | 2/1100 | 2/1100 |
+//! | | | **v8** | 0.912 | 0.925 | 0.907 | 16.7 | **51/100** | 68/100 | 2/1100 | 2/1100 |
 //! | small mixed (40p, 12 score judges k3 + 8 × 10–15) | 100 | v6 | 0.901 | 0.905 | 0.877 | 12.7 | 74/100 | 52/100 | 31/1900 | 29/700 |
 //! | | | **v7** | **0.901** | **0.905** | **0.877** | 12.7 | 47/100 | 52/100 | **3/1900** | **1/700** |
 //! | gavel (200p, 40 judges × 15–25) | 30 | v6 | 0.938 | 0.839 | 0.862 | 108.7 | 10/30 | 25/30 | 0/1170 | 0/1170 |
 //! | | | **v7** | **0.906** | 0.808 | 0.844 | 96.1 | 10/30 | 25/30 | 0/1170 | 0/1170 |
+//! | | | **v8** | 0.906 | 0.808 | 0.844 | 96.1 | **12/30** | 25/30 | 2/1170 | 2/1170 |
 //! | gavel mixed (200p, 40 score judges k3 + 40 × 15–25) | 30 | v6 | 0.895 | 0.873 | 0.862 | 52.5 | 26/30 | 25/30 | 49/2370 | 47/1170 |
 //! | | | **v7** | **0.895** | **0.873** | **0.862** | 52.5 | 25/30 | 25/30 | 8/2370 | 7/1170 |
 //!
+//! (The mixed shapes' v8 rows would repeat v7's: v8 differs from v7 only without scores.
+//! The Gavel v8 row: seeds 1–10, 4/10 clickers and 2/390 honest judges; 11–30, 8/20 and
+//! 0/780; coverage 0.907 and 0.905, tenths 0.820/0.805 and 0.802/0.863, as v7.)
+//!
 //! On unseen seeds (101–200, `PAIR_SEED=101 PAIR_SEEDS=100`, chosen after the table above),
 //! v6 → v7: small pairwise coverage 0.941 → 0.915, top/bottom tenth 0.917/0.938 →
-//! 0.910/0.917, random clickers 42/100 both (oracle 48/100), honest judges 1/1100 both;
+//! 0.910/0.917, random clickers 42/100 both (oracle 48/100; v8: 52/100), honest judges
+//! 1/1100 both (v8: 3/1100);
 //! small mixed coverage 0.885 both, tenths 0.885/0.850 both, random clickers 79 → 50/100
 //! (oracle 53/100), honest judges 24/1900 → 2/1900.
 //!
@@ -150,23 +175,29 @@
 //!   intervals as a whole cannot fix the tenths: the truly best and worst projects are
 //!   shrunk towards the middle more than the draws allow for (what v4's tail shrinkage
 //!   addressed for scores); not attempted for comparisons yet.
-//! - *Honest judges flagged ≤ 1 in 300*: met on small pairwise (2/1100), small mixed
-//!   (3/1900, v6 31/1900) and Gavel (0/1170). **Missed, by a hair, on Gavel mixed**: 8 in
+//! - *Honest judges flagged ≤ 1 in 300*: met on small pairwise (v8: 2/1100, and 3/1100 on
+//!   seeds 101–200), small mixed (3/1900, v6 31/1900) and Gavel (v8: 2/1170, v7 0). **Missed, by a hair, on Gavel mixed**: 8 in
 //!   2370 (1 in 296; v6 49, 1 in 48), 7 of them comparison judges: their held-out
 //!   probabilities, even recalibrated, still put 3.3 % of honest judges under p = 0.01.
 //! - *Random clickers flagged at ≥ 0.9 of the oracle's power*: met, just, on small mixed
-//!   (47/100 against the oracle's 52/100, 0.90). **Missed** on small pairwise (42 against
-//!   68, 0.62) and Gavel (10/30 against 25/30, 0.40); met on Gavel mixed (25/30, as the
-//!   oracle). On comparisons-only panels v7's flags are v6's (there `γ > 1`, so the test is
-//!   unchanged, and there is one kind of test): at a false-discovery rate of 0.02 per panel
-//!   the test is stricter than the oracle's 1 in 300 per judge, which is where the power
-//!   goes; honest judges are flagged well under the band there (2/1100, 0/1170), so a
-//!   looser rate for comparison judges is the next thing to try.
+//!   (47/100 against the oracle's 52/100, 0.90) and on Gavel mixed (25/30, as the oracle).
+//!   On comparisons-only panels v7 was at 0.62 (small, 42 against 68) and 0.40 (Gavel,
+//!   10/30 against 25/30): its fixed false-discovery rate of 0.02 per panel was stricter
+//!   than the oracle's 1 in 300 per judge. v8 holds the test to the oracle's rate: small
+//!   pairwise 51/100 against 68 on seeds 1–100 (0.75) and 52/100 against 48 on seeds
+//!   101–200 (1.08), 0.89 over the 200 panels; **Gavel still missed**, 12/30 against 25/30
+//!   (0.48). What is left there is not the threshold: the clicker's p-value is under 0.01
+//!   on only 60 % and 45 % of the Gavel panels (seeds 1–10, 11–30), where the oracle,
+//!   which knows the true qualities, catches 83 %; the engine's test leans on qualities
+//!   estimated from about 8 comparisons per project. Not tried: a test that leans less on
+//!   the estimates (agreement with other judges on the same pairs, which random pairs on
+//!   200 projects make rare).
 //!
 //! Asserted by `coverage.rs`'s `small_pairwise_panels_cover_about_ninety_percent` and
 //! `small_mixed_panels_flag_few_honest_judges_and_cover_about_ninety_percent` (30 panels
 //! each, ~60 s together in debug; both fail with v6's options: coverage 0.93, and 7 of 570
-//! honest judges flagged); the Gavel shapes' overall coverage by
+//! honest judges flagged; the first also asserts v8's clickers, 19 of its 30 panels, and
+//! fails with v7's 17, the oracle catching 21); the Gavel shapes' overall coverage by
 //! `pairwise_bands_on_gavel_panels` (`#[ignore]`, 10 panels each; the tenths and the Gavel
 //! mixed flags are not asserted, as not met).
 //!
@@ -475,7 +506,7 @@ use model::{Design, Engine};
 use prep::{Prepared, Rev, components};
 
 /// Version tag recorded in every result of [`calibrate`] on an input without comparisons
-/// (bump on any change that can alter outputs); with comparisons, [`ENGINE_VERSION_7`].
+/// (bump on any change that can alter outputs); with comparisons, [`ENGINE_VERSION_8`].
 pub const ENGINE_VERSION: &str = "verdict-calibrate/5";
 /// The engine whose posterior draws fit the residuals' noise (issue 11), still runnable
 /// through [`calibrate_version`] so that its results re-verify.
@@ -495,12 +526,17 @@ pub const ENGINE_VERSION_1: &str = "verdict-calibrate/1";
 /// runnable through [`calibrate_version`] so that its results re-verify. Inputs without
 /// comparisons are calibrated by [`ENGINE_VERSION`], byte for byte as before.
 pub const ENGINE_VERSION_6: &str = "verdict-calibrate/6";
-/// The current engine of inputs with pairwise comparisons (issue 26): v6's model, with
+/// The second engine of inputs with pairwise comparisons (issue 26): v6's model, with
 /// judge flags under one false-discovery control and a null calibrated on the panel's
-/// judges, and reliabilities shrunk harder towards 1 (see *Engine versions*).
+/// judges, and narrower draws without scores (see *Engine versions*). Replaced by
+/// [`ENGINE_VERSION_8`] in [`calibrate`]; still runnable through [`calibrate_version`].
 pub const ENGINE_VERSION_7: &str = "verdict-calibrate/7";
+/// The current engine of inputs with pairwise comparisons (issue 26): v7, with judge flags
+/// at a false-discovery rate that grows with the judges tested on inputs without scores
+/// (see *Engine versions*). On inputs with scores its results are v7's.
+pub const ENGINE_VERSION_8: &str = "verdict-calibrate/8";
 /// Every engine version [`calibrate_version`] can run.
-pub const ENGINE_VERSIONS: [&str; 7] = [
+pub const ENGINE_VERSIONS: [&str; 8] = [
     ENGINE_VERSION_1,
     ENGINE_VERSION_2,
     ENGINE_VERSION_3,
@@ -508,6 +544,7 @@ pub const ENGINE_VERSIONS: [&str; 7] = [
     ENGINE_VERSION,
     ENGINE_VERSION_6,
     ENGINE_VERSION_7,
+    ENGINE_VERSION_8,
 ];
 
 /// Smallest/largest usable ridge strength. Below 1e-6 the Schur complement
@@ -555,7 +592,7 @@ pub fn calibrate_observed(
     if input.comparisons.is_empty() {
         calibrate_with(input, params, &ModelOptions::CHOSEN, Engine::V5, progress)
     } else {
-        joint::calibrate_joint(input, params, progress, &joint::JointOptions::V7)
+        joint::calibrate_joint(input, params, progress, &joint::JointOptions::V8)
     }
 }
 
@@ -586,6 +623,14 @@ pub fn calibrate_version(
                 params,
                 Progress::none(),
                 &joint::JointOptions::V7,
+            ));
+        }
+        ENGINE_VERSION_8 => {
+            return Some(joint::calibrate_joint(
+                input,
+                params,
+                Progress::none(),
+                &joint::JointOptions::V8,
             ));
         }
         _ => return None,

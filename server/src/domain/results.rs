@@ -51,7 +51,7 @@ pub fn weighted_total(rubric: &[criterion::Model], scores: &HashMap<String, i64>
 /// comparison (pairwise judging, issue 26) whose judge is not recused from either team.
 /// An event without comparisons gets an input without them, which hashes as before and is
 /// calibrated by the same engine as before; with comparisons the engine is
-/// `verdict-calibrate/7` (before it, `/6`), scores and comparisons in one model.
+/// `verdict-calibrate/8` (before it, `/7` and `/6`), scores and comparisons in one model.
 pub async fn collect<C: ConnectionTrait>(db: &C, e: &event::Model) -> AppResult<CalibrationInput> {
     let rubric = rubric(db, e.id).await?;
     let projects = project::Entity::find()

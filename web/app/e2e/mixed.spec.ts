@@ -165,7 +165,7 @@ test('a mixed event: scores and comparisons in one ranking on the leaderboard, i
   await page.getByLabel('Bootstrap').fill('100');
   await page.getByRole('button', { name: 'Run calibration' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'The run is computed and stored, signed.' })).toBeVisible();
-  await expect(page.locator('.run-facts')).toContainText('verdict-calibrate/7');
+  await expect(page.locator('.run-facts')).toContainText('verdict-calibrate/8');
   const run = page.getByRole('region', { name: 'This run: projects by rank' });
   await expect(run.locator('tbody tr')).toHaveCount(titles.length);
   await expect(page.locator('figure.plot').filter({ hasText: 'This run: calibrated quality' }).locator('svg.forest .fp-row')).toHaveCount(titles.length);

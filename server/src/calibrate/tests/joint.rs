@@ -1,7 +1,7 @@
-//! Engine v6 (issue 26): scores and pairwise comparisons in one model (`joint.rs`), on
-//! seeded synthetic panels (`synth::PairParams`).
+//! Engines v6–v8 (issue 26): scores and pairwise comparisons in one model (`joint.rs`),
+//! on seeded synthetic panels (`synth::PairParams`).
 
-use super::super::synth::{PairParams, Panel, SynthParams, comparison_judge_id};
+use super::super::synth::{JudgeKind, PairParams, Panel, SynthParams, comparison_judge_id};
 use super::*;
 
 /// Kendall τ of the ranked projects' qualities against the truth, and the result.
@@ -32,7 +32,7 @@ fn comparisons_alone_recover_the_true_order() {
     for seed in 1..=3 {
         let panel = Panel::generate_pairwise(60, PairParams::gavel(12, seed));
         let (tau, r) = tau_of(&panel, seed);
-        assert_eq!(r.engine_version, ENGINE_VERSION_7);
+        assert_eq!(r.engine_version, ENGINE_VERSION_8);
         assert!(r.projects.iter().all(|p| p.rank.is_some()), "all 60 ranked");
         assert!(r.certainty.is_some());
         taus.push(tau);
@@ -54,7 +54,7 @@ fn scores_and_comparisons_together_beat_either_alone() {
         });
         let (tau_scores, _) = tau_of(&scores, seed);
         let (tau_mixed, r) = tau_of(&mixed, seed);
-        assert_eq!(r.engine_version, ENGINE_VERSION_7);
+        assert_eq!(r.engine_version, ENGINE_VERSION_8);
         assert!(
             tau_mixed > 0.75,
             "mixed τ {tau_mixed} (scores alone {tau_scores})"
@@ -132,7 +132,7 @@ fn joint_results_are_deterministic_and_reproduce_by_version() {
         canonical_json(&calibrate(&shuffled, &p)),
         canonical_json(&r)
     );
-    let again = calibrate_version(&panel.input, &p, ENGINE_VERSION_7).unwrap();
+    let again = calibrate_version(&panel.input, &p, ENGINE_VERSION_8).unwrap();
     assert_eq!(
         compare_results(&canonical_json(&r), &again),
         Reproduction::Exact
@@ -179,7 +179,7 @@ fn unusable_comparisons_are_ignored_and_counted() {
 
 /// Engine v6 still runs, unchanged, for the results it published: its hash on a seeded
 /// mixed panel with a random clicker is pinned (taken from v6 as committed at 2ef428c,
-/// before v7), and v7 on the same input is another result.
+/// before v7), and the current engine on the same input is another result.
 #[test]
 fn v6_still_reproduces_its_results() {
     let mut panel = Panel::generate(SynthParams::realistic(24, 8, 3, 5));
@@ -194,10 +194,55 @@ fn v6_still_reproduces_its_results() {
     assert_eq!(v6.engine_version, ENGINE_VERSION_6);
     check_invariants(&v6, &panel.input);
     assert_eq!(result_hash(&v6), GOLDEN_HASH_V6_MIXED);
-    let v7 = calibrate(&panel.input, &p);
-    assert_eq!(v7.engine_version, ENGINE_VERSION_7);
-    assert_ne!(result_hash(&v7), result_hash(&v6));
+    let now = calibrate(&panel.input, &p);
+    assert_eq!(now.engine_version, ENGINE_VERSION_8);
+    assert_ne!(result_hash(&now), result_hash(&v6));
 }
+
+/// Engine v7 still runs, unchanged, for the results it published: its hash on a seeded
+/// comparisons-only panel with a random clicker is pinned (taken from v7 at 09af787,
+/// before v8), and there v8 flags the clicker v7 let through (seed 2 of the 40 tried: on
+/// the other 39 both flag the same judges), with the same ranking.
+#[test]
+fn v7_still_reproduces_its_results_and_v8_flags_the_clicker_it_missed() {
+    let panel = Panel::generate_pairwise(
+        40,
+        PairParams {
+            random: 1,
+            ..PairParams::gavel(12, 2)
+        },
+    );
+    let p = params(2, 40);
+    let v7 = calibrate_version(&panel.input, &p, ENGINE_VERSION_7).unwrap();
+    assert_eq!(v7.engine_version, ENGINE_VERSION_7);
+    check_invariants(&v7, &panel.input);
+    assert_eq!(result_hash(&v7), GOLDEN_HASH_V7_PAIRWISE);
+    let v8 = calibrate(&panel.input, &p);
+    assert_eq!(v8.engine_version, ENGINE_VERSION_8);
+    check_invariants(&v8, &panel.input);
+    let discordant = |r: &CalibrationResult| -> Vec<String> {
+        r.judges
+            .iter()
+            .filter(|j| j.flag == "discordant")
+            .map(|j| j.id.clone())
+            .collect()
+    };
+    let clicker = panel
+        .kind
+        .iter()
+        .position(|k| *k == JudgeKind::Random)
+        .map(comparison_judge_id)
+        .expect("a random clicker");
+    assert_eq!(discordant(&v7), Vec::<String>::new());
+    assert_eq!(discordant(&v8), vec![clicker]);
+    let ranks = |r: &CalibrationResult| -> Vec<(String, Option<u32>)> {
+        r.projects.iter().map(|p| (p.id.clone(), p.rank)).collect()
+    };
+    assert_eq!(ranks(&v7), ranks(&v8));
+}
+
+const GOLDEN_HASH_V7_PAIRWISE: &str =
+    "d73517b5f3f09840d92c2a990374640e1545a5df22bb4fb7ce375d9e229d93c7";
 
 const GOLDEN_HASH_V6_MIXED: &str =
     "dacbc92b53f30307e0c2756bcdbbce1fa24181c94ad487c04b3329cac09361e9";

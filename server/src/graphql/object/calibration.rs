@@ -191,7 +191,7 @@ impl JudgeCalibration {
         self.out.noise.unwrap_or(0.0)
     }
     /// ok, constant, single_review, discordant, no_reviews or not_comparable. With
-    /// comparisons (engines `verdict-calibrate/6` and `/7`), `discordant` also when the judge's
+    /// comparisons (engines `verdict-calibrate/6` to `/8`), `discordant` also when the judge's
     /// comparisons are improbably unlike an honest judge's.
     async fn flag(&self) -> &str {
         &self.out.flag

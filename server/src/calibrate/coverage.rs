@@ -59,6 +59,10 @@ pub(super) struct Tally {
     pub(super) top_covered: usize,
     pub(super) bottom_with_interval: usize,
     pub(super) bottom_covered: usize,
+    /// Of the true top (bottom) tenth's misses, those whose interval lies towards the
+    /// middle: the project is truly better (worse) than its interval says.
+    pub(super) top_missed_inward: usize,
+    pub(super) bottom_missed_inward: usize,
     pub(super) width: f64,
     pub(super) random_judges: usize,
     pub(super) random_flagged: usize,
@@ -110,10 +114,12 @@ pub(super) fn score(panel: &Panel, r: &CalibrationResult, t: &mut Tally) {
         if true_rank > ranked.len() - top {
             t.bottom_with_interval += 1;
             t.bottom_covered += usize::from(hit);
+            t.bottom_missed_inward += usize::from(true_rank > hi as usize);
         }
         if true_rank <= top {
             t.top_with_interval += 1;
             t.top_covered += usize::from(hit);
+            t.top_missed_inward += usize::from(true_rank < lo as usize);
         }
     }
     for (j, kind) in panel.kind.iter().enumerate() {
@@ -645,8 +651,12 @@ fn coverage_of_pairwise_and_mixed_panels() {
             .unwrap_or(f64::NEG_INFINITY);
         let caught = seen.oracle_random.iter().filter(|&&z| z < cut).count();
         extra.push(format!(
-            "{}: honest comparers' p used ≤0.01/0.05/0.2/0.5: {:.3}/{:.3}/{:.3}/{:.3} (model's {:.3}/{:.3}/{:.3}/{:.3}, n {}); random p ≤0.01/0.05: {:.2}/{:.2}; η honest {:.3} random {:.3}; γ {:.3} ({:.3}–{:.3}); oracle at 1/300: {}/{} ({:.2})",
+            "{}: top tenth missed {} ({} towards the middle), bottom tenth missed {} ({} towards the middle); honest comparers' p used ≤0.01/0.05/0.2/0.5: {:.3}/{:.3}/{:.3}/{:.3} (model's {:.3}/{:.3}/{:.3}/{:.3}, n {}); random p ≤0.01/0.05: {:.2}/{:.2}; η honest {:.3} random {:.3}; γ {:.3} ({:.3}–{:.3}); oracle at 1/300: {}/{} ({:.2})",
             shape.name,
+            t.top_with_interval - t.top_covered,
+            t.top_missed_inward,
+            t.bottom_with_interval - t.bottom_covered,
+            t.bottom_missed_inward,
             at_most(&seen.honest_p, 0.01),
             at_most(&seen.honest_p, 0.05),
             at_most(&seen.honest_p, 0.2),

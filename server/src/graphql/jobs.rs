@@ -83,10 +83,10 @@ impl Calibrations {
                     match closed {
                         Ok(()) => break,
                         // The database is away (or cannot write, or the write lost a
-                        // race): the job stays running
-                        // here, its subscribers waiting, until its end can be recorded;
-                        // otherwise it would read as running for as long as this process
-                        // lives and no new job of the event could start.
+                        // race): the job stays running here, its subscribers waiting,
+                        // until its end can be recorded; otherwise it would read as
+                        // running for as long as this process lives and no new job of
+                        // the event could start.
                         Err(e) if e.is_transient() => {
                             tracing::warn!(job = %job.public_id, error = %e, "cannot record a failed calibration job yet; retrying");
                             tokio::time::sleep(wait).await;

@@ -254,11 +254,19 @@
 //! against 0.90) but ranks worse overall (τ 0.576). Random clickers are flagged far less
 //! often under *gain 5* (1 of 40) than under the walk or random pairs (12 of 40 each); why
 //! is not measured (one guess: a route that seeks close calls gives a clicker's coin flips
-//! little to contradict). It is the comparison judges' power gap issue 26 still has. The
-//! intervals' coverage is 0.88–0.93 for the table-walking policies (0.929 for gain 5, just
-//! over the 0.92 band on these route-made panels, which differ from the coverage study's
-//! random pairs) and the true top and bottom tenth are under 0.85 for every policy but
-//! Gavel's wide intervals: the tail shrinkage the coverage study's note names.
+//! little to contradict). The intervals' coverage is 0.88–0.93 for the table-walking
+//! policies (0.929 for gain 5, just over the 0.92 band on these route-made panels, which
+//! differ from the coverage study's random pairs) and the true top and bottom tenth are
+//! under 0.85 for every policy but Gavel's wide intervals (why: the coverage study's note
+//! on the tenths).
+//!
+//! The same study on v8 (same command and panels, 2026-12-05, 35 s; the estimates and
+//! intervals, so every column but the flags, are v7's): random clickers flagged / honest
+//! judges flagged, v7 → v8: walk 12 → 20/40, 0 → 3/760; random 12 → 21/40, 0 → 2/760;
+//! fewest 5 13 → 21/40, 0 → 2/760; gain 3 6 → 11/40, 0 → 1/760; **gain 5 1 → 8/40, 1 →
+//! 1/760**; podium 5 8 → 14/40, 0 → 3/760; gain anywhere 1 → 3/40, 0 → 3/760. Over the
+//! seven policies 15 honest judges in 5,320 (1 in 355); a policy's 3 in 760 is 1 in 253.
+//! The route's policy still flags clickers least but for Gavel's.
 //!
 //! Rank intervals, v1/v2: residual bootstrap with fixed design (one
 //! factorisation reused by all replicates), leverage-corrected standardised

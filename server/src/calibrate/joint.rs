@@ -61,7 +61,8 @@
 //! draws' deviations by `√γ` (see `mod.rs`, *Engine versions*, for why and what was
 //! measured). `verdict-calibrate/8` is v7 with one change, on inputs without scores only:
 //! the false-discovery rate of the judge flags grows with the number of judges tested,
-//! [`FLAG_RATE_PER_JUDGE`] each (at least `judge_flags::FALSE_DISCOVERY_RATE`).
+//! [`FLAG_RATE_PER_JUDGE`] each (at least `judge_flags::FALSE_DISCOVERY_RATE`, at most
+//! [`FLAG_RATE_MAX`]).
 //! [`JointOptions`] holds what tells v6, v7 and v8 apart.
 //!
 //! Cost: one dense `n × n` factorisation and inverse per EM pass, `n` = ranked projects
@@ -110,8 +111,12 @@ pub(crate) const MIN_FLAG_COMPARISONS: usize = 5;
 /// clicking at random, Benjamini–Hochberg flags anyone at all with probability at most that
 /// rate, so about one judge in 300 is flagged wrongly: issue 26's band, and the rate the
 /// coverage study's oracle is held to. A fixed rate per panel (v7) held a judge of 40 to
-/// a p-value of 0.0005 where the oracle's cut is 1 in 300.
+/// a p-value of 0.0005 where the oracle's cut is 1 in 300. At most [`FLAG_RATE_MAX`].
 pub(crate) const FLAG_RATE_PER_JUDGE: f64 = 1.0 / 300.0;
+/// The largest false-discovery rate of v8's judge flags, reached at 60 judges: at most one
+/// flag in five wrong. Unbounded, the rate would pass 1 past 300 judges and
+/// Benjamini–Hochberg would flag every one of them.
+pub(crate) const FLAG_RATE_MAX: f64 = 0.2;
 /// Name of the model in results.
 pub(crate) const MODEL_NAME: &str = "joint: additive-ridge+noise-weights(df8) + crowd-bt";
 
@@ -140,8 +145,9 @@ pub(crate) struct JointOptions {
     pub(crate) sharpen: bool,
     /// On inputs without scores, divide the draws' deviations by `γ^draw_power` (0: not).
     pub(crate) draw_power: f64,
-    /// On inputs without scores, the false-discovery rate of the judge flags is at least
-    /// this many times the number of judges tested (0: [`FALSE_DISCOVERY_RATE`] always).
+    /// On inputs without scores, the false-discovery rate of the judge flags is this many
+    /// times the number of judges tested, within [`FALSE_DISCOVERY_RATE`] and
+    /// [`FLAG_RATE_MAX`] (0: [`FALSE_DISCOVERY_RATE`] always).
     pub(crate) flag_rate_per_judge_without_scores: f64,
 }
 
@@ -686,7 +692,7 @@ fn population_p_values(z: &[Option<f64>]) -> Vec<Option<f64>> {
 }
 
 /// Benjamini–Hochberg at `rate`: which of the p-values are discoveries.
-fn benjamini_hochberg(p: &[Option<f64>], rate: f64) -> Vec<bool> {
+pub(crate) fn benjamini_hochberg(p: &[Option<f64>], rate: f64) -> Vec<bool> {
     let mut tested: Vec<(f64, usize)> = p
         .iter()
         .enumerate()
@@ -706,6 +712,17 @@ fn benjamini_hochberg(p: &[Option<f64>], rate: f64) -> Vec<bool> {
         out[i] = true;
     }
     out
+}
+
+/// The false-discovery rate of the judge flags (v7 on): [`FALSE_DISCOVERY_RATE`], or on
+/// inputs without scores `tested` times [`JointOptions::flag_rate_per_judge_without_scores`]
+/// within [`FALSE_DISCOVERY_RATE`] and [`FLAG_RATE_MAX`].
+pub(crate) fn flag_rate(opts: &JointOptions, scored: bool, tested: usize) -> f64 {
+    if scored {
+        return FALSE_DISCOVERY_RATE;
+    }
+    (tested as f64 * opts.flag_rate_per_judge_without_scores)
+        .clamp(FALSE_DISCOVERY_RATE, FLAG_RATE_MAX)
 }
 
 /// Calibrate scores and comparisons together (engine v6, v7 or v8, as `opts` says).
@@ -1007,13 +1024,8 @@ pub(crate) fn calibrate_joint_traced(
                 (a, b) => a.or(b),
             };
         }
-        let tested = p.iter().flatten().count() as f64;
-        let rate = if problem.scored {
-            FALSE_DISCOVERY_RATE
-        } else {
-            FALSE_DISCOVERY_RATE.max(tested * opts.flag_rate_per_judge_without_scores)
-        };
-        let flags = benjamini_hochberg(&p, rate);
+        let tested = p.iter().flatten().count();
+        let flags = benjamini_hochberg(&p, flag_rate(opts, problem.scored, tested));
         // The score family's own flags are replaced by this one control.
         for (j, out) in judges.iter_mut().enumerate() {
             if out.flag == FLAG_DISCORDANT {

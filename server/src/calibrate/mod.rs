@@ -109,8 +109,8 @@
 //!
 //! `verdict-calibrate/8` (issue 26) is v7 with one change, on inputs without scores only
 //! (with scores its results are v7's, byte for byte but for the version): the judge flags'
-//! false-discovery rate grows with the judges tested, `n / 300` (at least v7's 0.02;
-//! `joint::FLAG_RATE_PER_JUDGE`). v7's fixed 0.02 per panel held each of 12 judges to a
+//! false-discovery rate grows with the judges tested, `n / 300` (at least v7's 0.02, at
+//! most 0.2, reached at 60 judges; `joint::FLAG_RATE_PER_JUDGE`, `joint::FLAG_RATE_MAX`). v7's fixed 0.02 per panel held each of 12 judges to a
 //! p-value of 0.0017 and each of 40 to 0.0005 before the first flag, stricter than the
 //! band's one wrong flag per 300 honest judges, which is where the clickers went
 //! uncaught. With no clicker on the panel, Benjamini–Hochberg at `n / 300` flags anyone

@@ -241,6 +241,33 @@ fn v7_still_reproduces_its_results_and_v8_flags_the_clicker_it_missed() {
     assert_eq!(ranks(&v7), ranks(&v8));
 }
 
+/// v8's flag rate without scores: one honest judge in 300 flagged by design, so the rate
+/// grows with the judges tested (12: 0.04, 40: 0.133), but never lets Benjamini–Hochberg
+/// flag a panel of honest judges wholesale: capped at 0.2, where 1,000 judges whose
+/// p-values are all 0.5 stay unflagged (uncapped, the rate would be 3.3 and flag them all).
+#[test]
+fn v8_flag_rate_grows_with_the_judges_and_is_capped() {
+    use super::super::joint::{JointOptions, benjamini_hochberg, flag_rate};
+    let v8 = JointOptions::V8;
+    assert_eq!(flag_rate(&v8, false, 3), 0.02);
+    assert!((flag_rate(&v8, false, 12) - 0.04).abs() < 1e-12);
+    assert!((flag_rate(&v8, false, 40) - 40.0 / 300.0).abs() < 1e-12);
+    assert_eq!(flag_rate(&v8, false, 1000), 0.2);
+    assert_eq!(flag_rate(&v8, true, 40), 0.02);
+    assert_eq!(flag_rate(&JointOptions::V7, false, 40), 0.02);
+    let honest = vec![Some(0.5); 1000];
+    assert!(
+        !benjamini_hochberg(&honest, flag_rate(&v8, false, 1000))
+            .iter()
+            .any(|&f| f)
+    );
+    assert!(
+        benjamini_hochberg(&honest, 1000.0 / 300.0)
+            .iter()
+            .all(|&f| f)
+    );
+}
+
 const GOLDEN_HASH_V7_PAIRWISE: &str =
     "d73517b5f3f09840d92c2a990374640e1545a5df22bb4fb7ce375d9e229d93c7";
 

@@ -126,36 +126,25 @@ async fn compute(
 ) -> AppResult<()> {
     for _ in 0..results::RUN_ATTEMPTS {
         progress.step(Stage::Reading, 0, 1);
-        let mut tries = Tries::default();
-        let (actor, plan) = loop {
-            let read = async {
-                let snapshot = db.read().await?;
-                let planned = calibration_jobs::plan(&snapshot, job, e).await?;
-                snapshot.rollback().await?;
-                AppResult::Ok(planned)
-            };
-            match read.await {
-                Err(err) if tries.again(&err, job).await => {}
-                planned => break planned?,
-            }
-        };
+        let (actor, plan) = retrying(job, || async move {
+            let snapshot = db.read().await?;
+            let planned = calibration_jobs::plan(&snapshot, job, e).await?;
+            snapshot.rollback().await?;
+            Ok(planned)
+        })
+        .await?;
         let computed = results::compute_observed(plan, progress.clone()).await?;
         progress.step(Stage::Storing, 0, 1);
-        let mut tries = Tries::default();
-        let stored = loop {
-            let store = async {
-                let w = Write::begin(db, Some(actor.clone())).await?;
-                let run = calibration_jobs::finish(&w, job, e, signer, &computed).await?;
-                if run.is_some() {
-                    w.commit().await?;
-                }
-                AppResult::Ok(run.is_some())
-            };
-            match store.await {
-                Err(err) if tries.again(&err, job).await => {}
-                stored => break stored?,
+        let (actor, computed) = (&actor, &computed);
+        let stored = retrying(job, || async move {
+            let w = Write::begin(db, Some(actor.clone())).await?;
+            let run = calibration_jobs::finish(&w, job, e, signer, computed).await?;
+            if run.is_some() {
+                w.commit().await?;
             }
-        };
+            Ok(run.is_some())
+        })
+        .await?;
         if stored {
             return Ok(());
         }
@@ -167,23 +156,23 @@ async fn compute(
 /// pauses between tries double from [`CLOSE_RETRY_FIRST`], about half a minute in all.
 const TRANSIENT_ATTEMPTS: u32 = 6;
 
-/// The tries of one read or store of a job (see [`compute`]).
-#[derive(Default)]
-struct Tries {
-    done: u32,
-}
-
-impl Tries {
-    /// After a failed try: true (having waited) when `err` is worth another one and tries
-    /// are left; false to give up with it.
-    async fn again(&mut self, err: &AppError, job: &calibration_job::Model) -> bool {
-        self.done += 1;
-        if !err.is_transient() || self.done >= TRANSIENT_ATTEMPTS {
-            return false;
+/// Runs `step`, one read or store of `job` (see [`compute`]), again after a pause while it
+/// fails for a passing reason, up to [`TRANSIENT_ATTEMPTS`] tries; its last outcome.
+async fn retrying<T, F, Fut>(job: &calibration_job::Model, mut step: F) -> AppResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = AppResult<T>>,
+{
+    let mut failed = 0;
+    loop {
+        match step().await {
+            Err(err) if err.is_transient() && failed + 1 < TRANSIENT_ATTEMPTS => {
+                failed += 1;
+                tracing::warn!(job = %job.public_id, error = %err, attempt = failed, "a calibration job's database step failed for a passing reason; trying again");
+                tokio::time::sleep(CLOSE_RETRY_FIRST * (1 << (failed - 1))).await;
+            }
+            outcome => return outcome,
         }
-        tracing::warn!(job = %job.public_id, error = %err, attempt = self.done, "a calibration job's database step failed for a passing reason; trying again");
-        tokio::time::sleep(CLOSE_RETRY_FIRST * (1 << (self.done - 1))).await;
-        true
     }
 }
 

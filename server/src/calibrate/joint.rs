@@ -183,6 +183,13 @@ impl JointOptions {
         flag_rate_per_judge_without_scores: FLAG_RATE_PER_JUDGE,
         ..JointOptions::V7
     };
+
+    /// The options of the joint engine that `version` names, if it is one.
+    pub(crate) fn of_version(version: &str) -> Option<JointOptions> {
+        [JointOptions::V6, JointOptions::V7, JointOptions::V8]
+            .into_iter()
+            .find(|o| o.version == version)
+    }
 }
 
 /// What the joint fit saw of each comparison judge (for the studies): id, the p-value of

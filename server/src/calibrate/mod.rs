@@ -628,36 +628,20 @@ pub fn calibrate_version(
     params: &Params,
     version: &str,
 ) -> Option<CalibrationResult> {
+    if let Some(opts) = joint::JointOptions::of_version(version) {
+        return Some(joint::calibrate_joint(
+            input,
+            params,
+            Progress::none(),
+            &opts,
+        ));
+    }
     let engine = match version {
         ENGINE_VERSION_1 => Engine::V1,
         ENGINE_VERSION_2 => Engine::V2,
         ENGINE_VERSION_3 => Engine::V3,
         ENGINE_VERSION_4 => Engine::V4,
         ENGINE_VERSION => Engine::V5,
-        ENGINE_VERSION_6 => {
-            return Some(joint::calibrate_joint(
-                input,
-                params,
-                Progress::none(),
-                &joint::JointOptions::V6,
-            ));
-        }
-        ENGINE_VERSION_7 => {
-            return Some(joint::calibrate_joint(
-                input,
-                params,
-                Progress::none(),
-                &joint::JointOptions::V7,
-            ));
-        }
-        ENGINE_VERSION_8 => {
-            return Some(joint::calibrate_joint(
-                input,
-                params,
-                Progress::none(),
-                &joint::JointOptions::V8,
-            ));
-        }
         _ => return None,
     };
     Some(calibrate_with(
